@@ -1,0 +1,47 @@
+"""The project's one jit decorator (STYLE.md 7).
+
+Every compiled function in the project goes through :func:`jit`, so Numba options live in one
+place. Environment overrides:
+
+* ``LOBA_JIT_CACHE=0`` turns the on-disk cache off (default on: later processes start fast).
+* ``NUMBA_DISABLE_JIT=1`` (Numba's own switch) runs everything as plain Python, for readable
+  tracebacks and coverage; the test-suite runs a small sample that way.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numba
+
+warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
+
+CACHE = os.environ.get("LOBA_JIT_CACHE", "1") != "0"
+DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+
+
+def jit(*args, parallel: bool = False, alloc: bool = True, **kwargs):
+    """``numba.njit`` with the project's defaults (``cache``, no ``fastmath``: integer code).
+
+    Use bare (``@jit``), with a signature (``@jit(SIG)``) or with options
+    (``@jit(parallel=True)``). ``alloc=False`` marks a function that never allocates arrays:
+    it is compiled without Numba's reference counting, whose atomic increments on every array
+    argument otherwise dominate the cost of small hot functions (measured: docs/performance.md).
+    """
+    opts = {"cache": CACHE, "nogil": True, "error_model": "numpy"}
+    opts.update(kwargs)
+    if parallel:
+        opts["parallel"] = True
+    if not alloc and not DISABLED:
+        opts["_nrt"] = False
+    if len(args) == 1 and callable(args[0]) and not kwargs and not parallel and alloc:
+        return numba.njit(**opts)(args[0])
+    return numba.njit(*args, **opts)
+
+
+def kernel(*args, **kwargs):
+    """:func:`jit` for hot array code that never allocates (``alloc=False``)."""
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return jit(alloc=False)(args[0])
+    return jit(*args, alloc=False, **kwargs)

@@ -1,0 +1,1 @@
+"""Loba de Menos: the compiled game kernel (layout, moves, engine, batch kernel)."""

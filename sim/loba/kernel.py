@@ -1,0 +1,107 @@
+"""Batch kernel: ``prange`` over games, each game on its own random stream.
+
+Input contract of :func:`run_games` (the runner builds these; see :mod:`sim.runner`):
+``R`` int64[R_SIZE] rule array; ``n_players`` 2..5; ``seed`` uint64-able int; games
+``start .. start+count-1``; four ``UniTuple(FunctionType(DECIDE_SIG), MAX_SEATS)`` of decision
+functions; ``params`` float64[MAX_SEATS, N_PARAMS]; outputs ``games_out`` int64[count, GR_SIZE],
+``seats_out`` int64[count, MAX_SEATS, SR_SIZE] and ``rounds_out``
+int32[count or 1, max_rounds or 0, MAX_SEATS, RR_SIZE]. Game ``start+i`` writes only row ``i``,
+so results do not depend on the thread count or on how a run is cut into chunks.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..jit import jit
+from ..rng import seed_stream
+from .engine import new_bufs, new_state, play_game, start_game
+from .layout import (
+    G_BONUSES,
+    G_DECISIONS,
+    G_FIRST_DEALER,
+    G_POT,
+    G_RESHUFFLES_TOTAL,
+    G_ROUND,
+    G_TURNS,
+    G_VOIDS,
+    G_WINNER,
+    GR_BONUSES,
+    GR_DECISIONS,
+    GR_FIRST_DEALER,
+    GR_POT,
+    GR_RESHUFFLES,
+    GR_ROUNDS,
+    GR_TURNS,
+    GR_VOIDS,
+    GR_WINNER,
+    MAX_CARDS,
+    S_ELIM_ROUND,
+    S_PAID,
+    S_PLACE,
+    S_REBUYS,
+    S_SCORE,
+    S_WON,
+    SR_ELIM_ROUND,
+    SR_PAID,
+    SR_PLACE,
+    SR_REBUYS,
+    SR_SCORE,
+    SR_WON,
+)
+
+
+@jit
+def write_records(st, games_row, seats_rows):
+    g = st.g
+    games_row[GR_WINNER] = g[G_WINNER]
+    games_row[GR_ROUNDS] = g[G_ROUND]
+    games_row[GR_TURNS] = g[G_TURNS]
+    games_row[GR_VOIDS] = g[G_VOIDS]
+    games_row[GR_POT] = g[G_POT]
+    games_row[GR_RESHUFFLES] = g[G_RESHUFFLES_TOTAL]
+    games_row[GR_BONUSES] = g[G_BONUSES]
+    games_row[GR_FIRST_DEALER] = g[G_FIRST_DEALER]
+    games_row[GR_DECISIONS] = g[G_DECISIONS]
+    for q in range(st.s.shape[0]):
+        seats_rows[q, SR_SCORE] = st.s[q, S_SCORE]
+        seats_rows[q, SR_REBUYS] = st.s[q, S_REBUYS]
+        seats_rows[q, SR_ELIM_ROUND] = st.s[q, S_ELIM_ROUND]
+        seats_rows[q, SR_PLACE] = st.s[q, S_PLACE]
+        seats_rows[q, SR_PAID] = st.s[q, S_PAID]
+        seats_rows[q, SR_WON] = st.s[q, S_WON]
+
+
+@jit
+def play_one(
+    R, n_players, seed, index, draw_fns, play_fns, discard_fns, rebuy_fns, params,
+    decks, first_dealer, games_row, seats_rows, rounds_rows,
+):
+    """Play game ``index`` of run ``seed`` to its end and write its records; returns the state.
+
+    ``decks`` int16[k, MAX_CARDS] stacks the first k rounds' decks (top first; a row starting
+    with -1 means "shuffle"); ``first_dealer`` -1 means a seeded random first dealer.
+    """
+    st = new_state()
+    bufs = new_bufs(R)
+    seed_stream(st.rng, seed, index)
+    start_game(st, R, n_players, first_dealer)
+    play_game(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs)
+    write_records(st, games_row, seats_rows)
+    return st
+
+
+@jit(parallel=True)
+def run_games(
+    R, n_players, seed, start, count, draw_fns, play_fns, discard_fns, rebuy_fns, params,
+    games_out, seats_out, rounds_out,
+):
+    record = rounds_out.shape[0] == count
+    for i in numba.prange(count):
+        decks = np.full((1, MAX_CARDS), -1, dtype=np.int16)
+        rr = rounds_out[i] if record else rounds_out[0]
+        play_one(
+            R, n_players, seed, start + i, draw_fns, play_fns, discard_fns, rebuy_fns, params,
+            decks, -1, games_out[i], seats_out[i], rr,
+        )

@@ -1,0 +1,448 @@
+"""Meld rules of Loba de Menos as compiled array code: judging, enumerating and applying plays.
+
+Input contract (all functions): ``hand`` is ``int8[53]`` card counts (sim.cards identities);
+``melds`` is ``int16[MAX_MELDS, MF]`` with ``nm`` rows in use (sim.loba.layout ``M_*``);
+``R`` is the ``int64`` rule array of :meth:`sim.rules.RuleSet.to_array`; ``acts`` is
+``int16[MAX_ACTS, AF]`` play rows (``A_*``). Positions 1..14 are escalera positions
+(1 = low ace, 14 = high ace).
+
+The action list built here is the engine's canonical set of legal plays: every new meld from
+hand in its *maximal* form (a pierna takes every copy of its chosen three suits; an escalera
+window cannot be extended by a natural card at either end; jokers fill gaps or stand at an end),
+and every single-card lay-off. Smaller melds are reachable by the policies only through later
+lay-offs, which the rules allow at any time after one's own meld ([A20]).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit import kernel
+from ..rules import (
+    PIERNA_EXACTLY_THREE,
+    R_DECKS,
+    R_ESCALERA_MIN,
+    R_GO_OUT_DISCARD,
+    R_JOKER_END_MOVE,
+    R_JOKERS_PER_ESC,
+    R_PIERNA_SUITS,
+)
+from .layout import (
+    A_HI,
+    A_JMASK,
+    A_KEY,
+    A_KIND,
+    A_LO,
+    A_N,
+    A_TYPE,
+    JOKER,
+    M_C0,
+    M_HI,
+    M_JMASK,
+    M_KEY,
+    M_KIND,
+    M_LO,
+    M_N,
+    M_OWNER,
+    MAX_ACTS,
+    MAX_MELDS,
+    MELD_ESCALERA,
+    MELD_PIERNA,
+    PLAY_LAYOFF,
+    PLAY_MELD,
+)
+
+# reasons a card multiset is not a meld (texts in sim.melds.REASONS)
+OK = 0
+BAD_TOO_FEW = 1
+BAD_FEW_NATURALS = 2
+BAD_JOKER_IN_PIERNA = 3
+BAD_PIERNA_SUITS = 4
+BAD_ALL_FOUR = 5
+BAD_SUIT_COPIES = 6
+BAD_MIXED = 7
+BAD_DUP_RANK = 8
+BAD_TOO_MANY_JOKERS = 9
+BAD_SHORT = 10
+BAD_GAPS = 11
+BAD_TOO_LONG = 12
+
+POP = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int8)
+
+
+@kernel
+def popcount(x):
+    return POP[x & 0xFFFF] + POP[(x >> 16) & 0xFFFF]
+
+
+@kernel
+def pos_card(p, s):
+    """Identity of the natural at escalera position ``p`` (1..14) of suit ``s``."""
+    if p == 14:
+        return s * 13
+    return s * 13 + p - 1
+
+
+@kernel
+def suit_positions(hand, s):
+    """Bit p (1..14) set when the hand holds the natural of suit ``s`` at position p."""
+    m = 0
+    base = s * 13
+    for r in range(13):
+        if hand[base + r] > 0:
+            m |= 1 << (r + 1)
+    if m & 2:
+        m |= 1 << 14
+    return m
+
+
+@kernel
+def window_bits(lo, hi):
+    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
+
+
+@kernel
+def has_window(m, J, mn):
+    """Is there a run window of ``mn`` positions holding >= max(2, mn - J) naturals of mask m?"""
+    need = max(2, mn - J)
+    cnt = 0
+    for p in range(1, 15):
+        cnt += (m >> p) & 1
+        if p > mn:
+            cnt -= (m >> (p - mn)) & 1
+        if p >= mn and cnt >= need:
+            return True
+    return False
+
+
+@kernel
+def judge_meld(counts, R):
+    """Judge a multiset of cards as a new meld laid down from hand ([A15]-[A18]).
+
+    Returns ``(reason, kind, key, lo, hi, jmask)``: ``reason`` is ``OK`` (0) or a ``BAD_*``
+    code. For an escalera, ``lo..hi`` are its positions and ``jmask`` where its jokers stand
+    (extra jokers go to the high end, or the low end when the high end is impossible, [A18]).
+    For a pierna, ``key`` is the rank and ``lo`` the mask of suits used.
+    """
+    jokers = counts[JOKER]
+    nat = 0
+    for i in range(52):
+        nat += counts[i]
+    n = nat + jokers
+    if n < 3:
+        return BAD_TOO_FEW, -1, 0, 0, 0, 0
+    if nat < 2:
+        return BAD_FEW_NATURALS, -1, 0, 0, 0, 0
+    decks = R[R_DECKS]
+    # one rank?
+    rank = -1
+    one_rank = True
+    suit = -1
+    one_suit = True
+    for i in range(52):
+        if counts[i] > 0:
+            r = i % 13 + 1
+            s = i // 13
+            if rank == -1:
+                rank = r
+            elif r != rank:
+                one_rank = False
+            if suit == -1:
+                suit = s
+            elif s != suit:
+                one_suit = False
+    if one_rank:
+        if jokers > 0:
+            return BAD_JOKER_IN_PIERNA, -1, 0, 0, 0, 0
+        smask = 0
+        for s in range(4):
+            c = counts[s * 13 + rank - 1]
+            if c > decks:
+                return BAD_SUIT_COPIES, -1, 0, 0, 0, 0
+            if c > 0:
+                smask |= 1 << s
+        ns = popcount(smask)
+        if R[R_PIERNA_SUITS] == PIERNA_EXACTLY_THREE:
+            if ns != 3:
+                return BAD_PIERNA_SUITS, -1, 0, 0, 0, 0
+        elif ns == 4:
+            return BAD_ALL_FOUR, -1, 0, 0, 0, 0
+        return OK, MELD_PIERNA, rank, smask, 0, 0
+    if not one_suit:
+        return BAD_MIXED, -1, 0, 0, 0, 0
+    # escalera of `suit`
+    for i in range(13):
+        if counts[suit * 13 + i] > 1:
+            return BAD_DUP_RANK, -1, 0, 0, 0, 0
+    if jokers > R[R_JOKERS_PER_ESC]:
+        return BAD_TOO_MANY_JOKERS, -1, 0, 0, 0, 0
+    if n < R[R_ESCALERA_MIN]:
+        return BAD_SHORT, -1, 0, 0, 0, 0
+    if n > 13:
+        return BAD_TOO_LONG, -1, 0, 0, 0, 0
+    m = suit_positions(counts, suit)
+    best_gaps = 99
+    best_lo = 0
+    best_hi = 0
+    for ace_high in range(2):
+        mm = m
+        if m & 2:
+            if ace_high == 1:
+                mm = m & ~2
+            else:
+                mm = m & ~(1 << 14)
+        elif ace_high == 1:
+            continue
+        lo = 1
+        while not (mm >> lo) & 1:
+            lo += 1
+        hi = 14
+        while not (mm >> hi) & 1:
+            hi -= 1
+        gaps = (hi - lo + 1) - nat
+        if gaps <= jokers and gaps < best_gaps:
+            best_gaps = gaps
+            best_lo = lo
+            best_hi = hi
+    if best_gaps == 99:
+        return BAD_GAPS, -1, 0, 0, 0, 0
+    lo = best_lo
+    hi = best_hi
+    mm = m & window_bits(lo, hi)
+    jmask = window_bits(lo, hi) & ~mm
+    extra = jokers - best_gaps
+    while extra > 0:  # [A18] extra jokers at the high end, else the low end
+        if hi < 14:
+            hi += 1
+            jmask |= 1 << hi
+        elif lo > 1:
+            lo -= 1
+            jmask |= 1 << lo
+        else:
+            return BAD_TOO_LONG, -1, 0, 0, 0, 0
+        extra -= 1
+    return OK, MELD_ESCALERA, suit, lo, hi, jmask
+
+
+@kernel
+def _emit(acts, n, typ, kind, key, lo, hi, jmask, k):
+    if n < MAX_ACTS:
+        acts[n, A_TYPE] = typ
+        acts[n, A_KIND] = kind
+        acts[n, A_KEY] = key
+        acts[n, A_LO] = lo
+        acts[n, A_HI] = hi
+        acts[n, A_JMASK] = jmask
+        acts[n, A_N] = k
+        return n + 1
+    return n
+
+
+@kernel
+def gen_new_melds(hand, hand_n, R, acts, n):
+    """Append every new meld the hand can put down (maximal forms); returns the new count."""
+    keep_one = R[R_GO_OUT_DISCARD] == 1  # [A26] variant: plays may not empty the hand
+    exactly_three = R[R_PIERNA_SUITS] == PIERNA_EXACTLY_THREE
+    for r in range(1, 14):  # [A15] piernas
+        pm = 0
+        total = 0
+        for s in range(4):
+            c = hand[s * 13 + r - 1]
+            if c > 0:
+                pm |= 1 << s
+                total += c
+        ns = popcount(pm)
+        if ns < 3 and (exactly_three or total < 3):
+            continue
+        if ns == 4:
+            for excl in range(4):
+                sm = pm & ~(1 << excl)
+                k = total - hand[excl * 13 + r - 1]
+                if not (keep_one and k >= hand_n):
+                    n = _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, sm, 0, 0, k)
+        elif not (keep_one and total >= hand_n):
+            n = _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, pm, 0, 0, total)
+    J = min(hand[JOKER], R[R_JOKERS_PER_ESC])  # [A16]/[A17] escaleras
+    mn = R[R_ESCALERA_MIN]
+    for s in range(4):
+        m = suit_positions(hand, s)
+        c = popcount(m & 0x3FFE)
+        if c < 2 or c + J < mn or not has_window(m, J, mn):
+            continue
+        for lo in range(1, 15):
+            nat = 0
+            top = min(14, lo + 12)
+            for hi in range(lo, top + 1):
+                if (m >> hi) & 1:
+                    nat += 1
+                length = hi - lo + 1
+                if length - nat > J:
+                    break
+                if length < mn or nat < 2:
+                    continue
+                if length < 13:
+                    if lo > 1 and (m >> (lo - 1)) & 1:
+                        continue
+                    if hi < 14 and (m >> (hi + 1)) & 1:
+                        continue
+                if keep_one and length >= hand_n:
+                    continue
+                wb = window_bits(lo, hi)
+                n = _emit(acts, n, PLAY_MELD, MELD_ESCALERA, s, lo, hi, wb & ~m, length)
+    return n
+
+
+@kernel
+def pierna_accepts(meld, s, R):
+    """[A21] may a card of suit ``s`` (and the pierna's rank) be laid off on this pierna?"""
+    c = meld[M_C0 + s]
+    if c >= R[R_DECKS]:
+        return False
+    if c > 0:
+        return True
+    if R[R_PIERNA_SUITS] == PIERNA_EXACTLY_THREE:
+        return False
+    ns = 0
+    for t in range(4):
+        if meld[M_C0 + t] > 0:
+            ns += 1
+    return ns < 3
+
+
+@kernel
+def gen_layoffs(hand, hand_n, melds, nm, R, acts, n):
+    """Append every single-card lay-off the hand can make ([A21], [A22]); returns the count."""
+    if R[R_GO_OUT_DISCARD] == 1 and hand_n <= 1:
+        return n
+    jpe = R[R_JOKERS_PER_ESC]
+    move = R[R_JOKER_END_MOVE] == 1
+    jk = hand[JOKER] > 0
+    for i in range(nm):
+        if melds[i, M_KIND] == MELD_PIERNA:
+            r = melds[i, M_KEY]
+            for s in range(4):
+                cid = s * 13 + r - 1
+                if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
+                    n = _emit(acts, n, PLAY_LAYOFF, i, cid, -1, 0, 0, 1)
+            continue
+        s = melds[i, M_KEY]
+        lo = melds[i, M_LO]
+        hi = melds[i, M_HI]
+        jm = melds[i, M_JMASK]
+        if hi - lo + 1 >= 13:
+            continue
+        if lo > 1:
+            cid = pos_card(lo - 1, s)
+            if hand[cid] > 0:
+                n = _emit(acts, n, PLAY_LAYOFF, i, cid, lo - 1, 0, 0, 1)
+        if hi < 14:
+            cid = pos_card(hi + 1, s)
+            if hand[cid] > 0:
+                n = _emit(acts, n, PLAY_LAYOFF, i, cid, hi + 1, 0, 0, 1)
+        if move:  # [A22] the natural of an end joker sends it to the other end
+            if (jm >> lo) & 1 and hi < 14:
+                cid = pos_card(lo, s)
+                if hand[cid] > 0:
+                    n = _emit(acts, n, PLAY_LAYOFF, i, cid, lo, hi + 1, 0, 1)
+            if (jm >> hi) & 1 and lo > 1:
+                cid = pos_card(hi, s)
+                if hand[cid] > 0:
+                    n = _emit(acts, n, PLAY_LAYOFF, i, cid, hi, lo - 1, 0, 1)
+        if jk and popcount(jm) < jpe:  # [A21] a joker as a new end
+            if lo > 1:
+                n = _emit(acts, n, PLAY_LAYOFF, i, JOKER, lo - 1, 0, 0, 1)
+            if hi < 14:
+                n = _emit(acts, n, PLAY_LAYOFF, i, JOKER, hi + 1, 0, 0, 1)
+    return n
+
+
+@kernel
+def apply_play(hand, melds, nm, act, seat):
+    """Carry out one play row; returns the new meld count. The play must be legal."""
+    if act[A_TYPE] == PLAY_MELD:
+        if nm >= MAX_MELDS:
+            return nm
+        row = melds[nm]
+        for c in range(M_OWNER + 1):
+            row[c] = 0
+        row[M_KIND] = act[A_KIND]
+        row[M_KEY] = act[A_KEY]
+        row[M_OWNER] = seat
+        if act[A_KIND] == MELD_PIERNA:
+            r = act[A_KEY]
+            k = 0
+            for s in range(4):
+                if (act[A_LO] >> s) & 1:
+                    cid = s * 13 + r - 1
+                    row[M_C0 + s] = hand[cid]
+                    k += hand[cid]
+                    hand[cid] = 0
+            row[M_N] = k
+        else:
+            s = act[A_KEY]
+            lo = act[A_LO]
+            hi = act[A_HI]
+            jm = act[A_JMASK]
+            for p in range(lo, hi + 1):
+                if (jm >> p) & 1:
+                    hand[JOKER] -= 1
+                else:
+                    hand[pos_card(p, s)] -= 1
+            row[M_LO] = lo
+            row[M_HI] = hi
+            row[M_JMASK] = jm
+            row[M_N] = hi - lo + 1
+        return nm + 1
+    i = act[A_KIND]
+    cid = act[A_KEY]
+    hand[cid] -= 1
+    row = melds[i]
+    row[M_N] += 1
+    if row[M_KIND] == MELD_PIERNA:
+        row[M_C0 + cid // 13] += 1
+        return nm
+    p = act[A_LO]
+    newp = act[A_HI]
+    if newp > 0:  # [A22] joker jumps from p to newp, the natural takes p
+        row[M_JMASK] = (row[M_JMASK] & ~(1 << p)) | (1 << newp)
+        p = newp
+    elif cid == JOKER:
+        row[M_JMASK] |= 1 << p
+    if p < row[M_LO]:
+        row[M_LO] = p
+    if p > row[M_HI]:
+        row[M_HI] = p
+    return nm
+
+
+@kernel
+def consumes(act, hand, c):
+    """Does this play put a card of identity ``c`` on the table?"""
+    if act[A_TYPE] == PLAY_LAYOFF:
+        return act[A_KEY] == c
+    if c == JOKER:
+        return act[A_KIND] == MELD_ESCALERA and act[A_JMASK] != 0
+    r = c % 13 + 1
+    s = c // 13
+    if act[A_KIND] == MELD_PIERNA:
+        return act[A_KEY] == r and (act[A_LO] >> s) & 1 == 1
+    if act[A_KEY] != s:
+        return False
+    lo = act[A_LO]
+    hi = act[A_HI]
+    jm = act[A_JMASK]
+    if r == 1:
+        return (lo <= 1 and not (jm >> 1) & 1) or (hi >= 14 and not (jm >> 14) & 1)
+    return lo <= r <= hi and not (jm >> r) & 1
+
+
+@kernel
+def hand_value(hand, ace_value, joker_value):
+    """[A3] penalty value of the cards in a hand."""
+    v = 0
+    for s in range(4):
+        b = s * 13
+        v += hand[b] * ace_value
+        for r in range(2, 14):
+            v += hand[b + r - 1] * min(r, 10)
+    return v + hand[JOKER] * joker_value

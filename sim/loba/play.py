@@ -1,0 +1,247 @@
+"""A Python handle on one game, for tests, notebooks and replays.
+
+:class:`Game` owns one :class:`~sim.loba.layout.State` and advances it with the kernel's own
+:func:`~sim.loba.engine.step` (one deal or one turn per call), so what it shows is exactly what
+the batch kernel does. Decks can be given literally (:func:`stack_deck`, :func:`deal_order`)
+so scenario tests read as data, not as lucky seeds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import JOKER, card_str, parse_cards, position_card
+from ..rng import seed_stream
+from ..rules import RuleSet, make_rules
+from .engine import copy_state, new_bufs, new_state, start_game, step
+from .layout import (
+    G_CUR,
+    G_DEALER,
+    G_DECK_N,
+    G_NMELDS,
+    G_PHASE,
+    G_PILE_N,
+    G_POT,
+    G_ROUND,
+    G_STOCK_N,
+    G_WINNER,
+    M_C0,
+    M_HI,
+    M_JMASK,
+    M_KEY,
+    M_KIND,
+    M_LO,
+    MAX_CARDS,
+    MAX_SEATS,
+    MELD_ESCALERA,
+    PH_DONE,
+    RR_SIZE,
+    S_HAND_N,
+    S_PAID,
+    S_REBUYS,
+    S_SCORE,
+    S_STATUS,
+)
+
+
+def full_deck(rules: RuleSet) -> list[int]:
+    """Every card identity of the rule set's deck, in canonical order."""
+    out = [cid for cid in range(52) for _ in range(rules.decks)]
+    return out + [JOKER] * rules.jokers
+
+
+def stack_deck(top, rules: RuleSet | None = None) -> list[int]:
+    """A complete deck (top first) that starts with ``top`` (cards or notation strings); the
+    remaining cards follow in canonical order. Refuses more copies of a card than the deck has."""
+    rules = rules or make_rules()
+    top_ids = parse_cards(list(top)) if top and isinstance(next(iter(top)), str) else list(top)
+    rest = full_deck(rules)
+    for c in top_ids:
+        try:
+            rest.remove(c)
+        except ValueError:
+            raise ValueError(f"The deck has no more copies of {card_str(c)}.") from None
+    return top_ids + rest
+
+
+def deal_order(hands, upcard, stock_top=(), dealer=0, rules: RuleSet | None = None):
+    """The deck (top first) that deals ``hands[q]`` to seat q, then turns ``upcard``, then has
+    ``stock_top`` (next draws first) on the stock. Seats deal one card at a time from the
+    dealer's left ([A6]); every hand must have ``hand_size`` cards."""
+    rules = rules or make_rules()
+    n = len(hands)
+    hs = [parse_cards(h) if h and isinstance(h[0], str) else list(h) for h in hands]
+    for q, h in enumerate(hs):
+        if len(h) != rules.hand_size:
+            raise ValueError(f"Seat {q} needs {rules.hand_size} cards, got {len(h)}.")
+    order = []
+    for i in range(rules.hand_size):
+        for k in range(1, n + 1):
+            order.append(hs[(dealer + k) % n][i])
+    order += parse_cards([upcard]) if isinstance(upcard, str) else [upcard]
+    st = list(stock_top)
+    order += parse_cards(st) if st and isinstance(st[0], str) else st
+    return stack_deck(order, rules)
+
+
+class Game:
+    """One game, stepped by the kernel. ``decks``: list of per-round decks (top first)."""
+
+    def __init__(self, rules=None, seats="greedy,greedy", seed=0, index=0, decks=None,
+                 first_dealer=-1, record_rounds=True):
+        from ..policies import parse_seats
+        from ..runner import resolve_rules, seat_tables
+
+        self.rules = resolve_rules(rules)
+        self.seats = parse_seats(seats)
+        self.n = len(self.seats)
+        self.rules.check_players(self.n)
+        self.R = self.rules.to_array()
+        self.tables = seat_tables(self.seats)
+        k = max(1, len(decks or []))
+        self.decks = np.full((k, MAX_CARDS), -1, dtype=np.int16)
+        for i, d in enumerate(decks or []):
+            ids = parse_cards(d) if d and isinstance(d[0], str) else list(d)
+            if len(ids) != self.rules.deck_size:
+                ids = stack_deck(ids, self.rules)
+            self.decks[i, : len(ids)] = ids
+        cap = self.rules.max_rounds_per_game if record_rounds else 0
+        self.rounds_rows = np.zeros((cap, MAX_SEATS, RR_SIZE), dtype=np.int32)
+        self.st = new_state()
+        self.bufs = new_bufs(self.R)
+        seed_stream(self.st.rng, np.uint64(seed), index)
+        start_game(self.st, self.R, self.n, first_dealer)
+
+    # ------------------------------------------------------------ stepping
+    def step(self) -> int:
+        """One deal or one turn; returns the new phase."""
+        d, p, x, r, params = self.tables
+        return int(step(self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs))
+
+    def play_round(self) -> None:
+        r = self.round
+        while not self.done and (self.round == r or self.phase != 0):
+            self.step()
+            if self.phase == 0 and self.round > r:
+                break
+
+    def play(self) -> Game:
+        while not self.done:
+            self.step()
+        return self
+
+    def fork(self) -> Game:
+        """An independent copy of this game, at this exact point (same random stream)."""
+        other = object.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other.st = new_state()
+        copy_state(self.st, other.st)
+        other.rounds_rows = self.rounds_rows.copy()
+        other.bufs = new_bufs(self.R)
+        return other
+
+    # ------------------------------------------------------------ views
+    @property
+    def g(self):
+        return self.st.g
+
+    @property
+    def phase(self) -> int:
+        return int(self.st.g[G_PHASE])
+
+    @property
+    def done(self) -> bool:
+        return self.phase == PH_DONE
+
+    @property
+    def round(self) -> int:
+        return int(self.st.g[G_ROUND])
+
+    @property
+    def dealer(self) -> int:
+        return int(self.st.g[G_DEALER])
+
+    @property
+    def current(self) -> int:
+        return int(self.st.g[G_CUR])
+
+    @property
+    def winner(self) -> int | None:
+        w = int(self.st.g[G_WINNER])
+        return None if w < 0 else w
+
+    @property
+    def pot(self) -> int:
+        return int(self.st.g[G_POT])
+
+    def hand(self, seat: int) -> list[str]:
+        h = self.st.hands[seat]
+        return [card_str(c) for c in range(53) for _ in range(int(h[c]))]
+
+    def hand_counts(self, seat: int) -> np.ndarray:
+        return self.st.hands[seat].copy()
+
+    def hand_size(self, seat: int) -> int:
+        return int(self.st.s[seat, S_HAND_N])
+
+    def score(self, seat: int) -> int:
+        return int(self.st.s[seat, S_SCORE])
+
+    def scores(self) -> list[int]:
+        return [self.score(q) for q in range(self.n)]
+
+    def rebuys(self, seat: int) -> int:
+        return int(self.st.s[seat, S_REBUYS])
+
+    def paid(self, seat: int) -> int:
+        return int(self.st.s[seat, S_PAID])
+
+    def status(self, seat: int) -> int:
+        return int(self.st.s[seat, S_STATUS])
+
+    def stock(self) -> list[int]:
+        """Stock card identities, top first."""
+        n = int(self.st.g[G_STOCK_N])
+        return [int(c) for c in self.st.stock[:n][::-1]]
+
+    def pile(self) -> list[int]:
+        """Discard pile identities, bottom first (top last)."""
+        n = int(self.st.g[G_PILE_N])
+        return [int(c) for c in self.st.pile[:n]]
+
+    def melds(self) -> list[dict]:
+        """Table melds: kind, cards (identities; escaleras low to high, jokers as JOKER) and,
+        for escaleras, the positions and which of them hold jokers."""
+        out = []
+        for i in range(int(self.st.g[G_NMELDS])):
+            row = self.st.melds[i]
+            if row[M_KIND] == MELD_ESCALERA:
+                s = int(row[M_KEY])
+                lo, hi, jm = int(row[M_LO]), int(row[M_HI]), int(row[M_JMASK])
+                cards = [JOKER if (jm >> p) & 1 else position_card(p, s) for p in range(lo, hi + 1)]
+                jokers = [p for p in range(lo, hi + 1) if (jm >> p) & 1]
+                out.append({"kind": "escalera", "suit": s, "lo": lo, "hi": hi, "cards": cards,
+                            "joker_positions": jokers})
+            else:
+                r = int(row[M_KEY])
+                cards = [sidx * 13 + r - 1 for sidx in range(4) for _ in range(int(row[M_C0 + sidx]))]
+                out.append({"kind": "pierna", "rank": r, "cards": cards})
+        return out
+
+    def card_census(self) -> np.ndarray:
+        """Copies of every identity over stock, pile, hands and table (for conservation checks)."""
+        c = np.zeros(53, dtype=np.int64)
+        for x in self.stock():
+            c[x] += 1
+        for x in self.pile():
+            c[x] += 1
+        for q in range(self.n):
+            c += self.st.hands[q].astype(np.int64)
+        for m in self.melds():
+            for x in m["cards"]:
+                c[x] += 1
+        return c
+
+    @property
+    def deck_size(self) -> int:
+        return int(self.st.g[G_DECK_N])

@@ -1,0 +1,93 @@
+"""The policy plug-in contract.
+
+A policy is four compiled decision functions, one per decision kind, all of the one signature
+:data:`DECIDE_SIG`::
+
+    def decide(hand, melds, pile, pub, params, rng, acts, n) -> int
+
+* ``hand``   int8[53]: the deciding seat's own card counts (sim.cards identities).
+* ``melds``  int16[MAX_MELDS, MF]: table melds, rows ``0 .. pub[PUB_NMELDS]-1`` in use
+  (columns ``M_*`` of :mod:`sim.loba.layout`).
+* ``pile``   int16[MAX_CARDS]: the discard pile bottom..top, ``pub[PUB_PILE_N]`` cards.
+* ``pub``    int32[PUB_SIZE]: the public view (``PUB_*``): seat, stock size, every hand's size,
+  scores, rebuys, statuses, the rule array at ``PUB_RULES + R_*``, and the decision kind.
+* ``params`` float64[N_PARAMS]: this seat's parameters (policy slots 0-7, rebuy slots 8-15).
+* ``rng``    uint64[2]: the game's random stream; draw from it with :func:`sim.rng.below`.
+* ``acts``, ``n``: the options, rows ``0 .. n-1`` (``A_*`` columns for plays).
+
+What it returns, by decision:
+
+* **draw**: index of ``acts[i, 0]`` in {``DRAW_STOCK``, ``DRAW_DISCARD``}; the discard is
+  offered only when the rules let this seat put it on the table this turn ([A11]/[A12]).
+* **play**: index of a play, or ``-1`` to stop playing. When ``pub[PUB_TAKEN] >= 0`` the
+  options are the plays that put the taken discard down and one must be chosen.
+* **discard**: index of a legal discard (``acts[i, 0]`` is the card identity).
+* **rebuy** (rebuy rules): ``1`` to rebuy at score ``pub[PUB_REBUY_SCORE]``, ``0`` to decline.
+
+The kernel never hands a policy another player's hand or the stock order (RULES.md A.8). An
+out-of-range answer is read as the first option (or "stop" for plays).
+
+Write the functions with :func:`decision` in any module, wrap them in a :class:`Policy` (or a
+:class:`RebuyRule`), and select them by ``path/to/module.py:NAME`` or ``package.module:NAME``
+in a seat string. They run inside the compiled kernel, through first-class function calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from numba import types
+
+from ..jit import jit
+
+N_PARAMS = 16
+POLICY_SLOTS = 8  # params[0:8] policy, params[8:16] rebuy rule
+REBUY_SLOT0 = 8
+
+DECIDE_SIG = types.int64(
+    types.int8[::1],
+    types.int16[:, ::1],
+    types.int16[::1],
+    types.int32[::1],
+    types.float64[::1],
+    types.uint64[::1],
+    types.int16[:, ::1],
+    types.int64,
+)
+
+
+def decision(fn=None, *, alloc: bool = False):
+    """Compile ``fn`` as a decision function of the plug-in signature (cached on disk).
+
+    Pass ``alloc=True`` (``@decision(alloc=True)``) if the function allocates arrays.
+    """
+    if fn is None:
+        return lambda f: jit(DECIDE_SIG, alloc=alloc)(f)
+    return jit(DECIDE_SIG, alloc=alloc)(fn)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A playing policy: draw, play and discard decisions, plus named parameters.
+
+    ``params`` maps parameter names to defaults, in slot order (at most 8); the kernel hands
+    them to every decision as ``params[slot]``.
+    """
+
+    name: str
+    draw: Any
+    play: Any
+    discard: Any
+    params: dict[str, float] = field(default_factory=dict)
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class RebuyRule:
+    """A rebuy rule ([A30]): one decision function; parameters sit in slots 8-15."""
+
+    name: str
+    decide: Any
+    params: dict[str, float] = field(default_factory=dict)
+    doc: str = ""

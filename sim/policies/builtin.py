@@ -1,0 +1,253 @@
+"""Built-in policies (DESIGN.md "Policies") and rebuy rules, written against the plug-in API.
+
+* ``random``  uniform among the legal options at every decision (plays include "stop").
+* ``greedy``  takes the discard whenever it may, plays everything it can as soon as it can
+  (largest meld first; the high end for an ambiguous joker, [A18]), discards its most costly
+  useless card.
+* ``hold``    keeps its melds in hand until it can go out in one turn (for the [A28] bonus),
+  unless an opponent holds ``patience`` cards or fewer, or it has already put cards down this
+  round; then it plays like ``greedy``.
+
+Rebuy rules: ``always``, ``never``, ``if_opponents:k=K`` (rebuy only while at least K other
+players are still under the limit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit import jit, kernel
+from ..loba.layout import (
+    A_HI,
+    A_KEY,
+    A_N,
+    A_TYPE,
+    AF,
+    DRAW_DISCARD,
+    JOKER,
+    MAX_ACTS,
+    MAX_MELDS,
+    MF,
+    PLAY_MELD,
+    PUB_HAND_N,
+    PUB_MELDED,
+    PUB_NMELDS,
+    PUB_NP,
+    PUB_PLACED,
+    PUB_RULES,
+    PUB_SEAT,
+    PUB_STATUS,
+    PUB_TAKEN,
+    ST_ACTIVE,
+)
+from ..loba.moves import apply_play, gen_layoffs, gen_new_melds
+from ..rng import below
+from ..rules import R_ACE_VALUE, R_LAYOFF_OWN_MELD, R_SIZE
+from .api import REBUY_SLOT0, Policy, RebuyRule, decision
+
+# ---------------------------------------------------------------- random
+
+
+@decision
+def random_draw(hand, melds, pile, pub, params, rng, acts, n):
+    return below(rng, n)
+
+
+@decision
+def random_play(hand, melds, pile, pub, params, rng, acts, n):
+    if pub[PUB_TAKEN] >= 0:
+        return below(rng, n)
+    return below(rng, n + 1) - 1  # -1 = stop
+
+
+@decision
+def random_discard(hand, melds, pile, pub, params, rng, acts, n):
+    return below(rng, n)
+
+
+# ---------------------------------------------------------------- greedy
+
+
+@kernel
+def best_play(acts, n):
+    """Largest new meld first (ties: higher top position, [A18]); then the first lay-off."""
+    best = -1
+    key = -1
+    for i in range(n):
+        if acts[i, A_TYPE] == PLAY_MELD:
+            k = acts[i, A_N] * 100 + acts[i, A_HI]
+        else:
+            k = 1 if acts[i, A_KEY] == JOKER else 2
+        if k > key:
+            key = k
+            best = i
+    return best
+
+
+@kernel
+def card_cost(cid, hand, pub):
+    """Penalty value of ``cid`` minus how much it helps a future meld (greedy's discard key)."""
+    if cid == JOKER:
+        return -1000
+    r = cid % 13 + 1
+    s = cid // 13
+    v = pub[PUB_RULES + R_ACE_VALUE] if r == 1 else min(r, 10)
+    useful = 0
+    for t in range(4):
+        if t != s and hand[t * 13 + r - 1] > 0:
+            useful += 2
+    for d in (-2, -1, 1, 2):
+        q = r + d
+        if r == 1 and d > 0:
+            q = 1 + d
+        elif r == 1:
+            q = 14 + d
+        if 1 <= q <= 14:
+            rq = 1 if q == 14 else q
+            if hand[s * 13 + rq - 1] > 0:
+                useful += 3 if (d == -1 or d == 1) else 1
+    return v - 4 * useful
+
+
+@kernel
+def best_discard(hand, pub, acts, n):
+    best = 0
+    key = -(1 << 30)
+    for i in range(n):
+        k = card_cost(acts[i, 0], hand, pub) * 64 + acts[i, 0] % 13
+        if k > key:
+            key = k
+            best = i
+    return best
+
+
+@decision
+def greedy_draw(hand, melds, pile, pub, params, rng, acts, n):
+    for i in range(n):
+        if acts[i, 0] == DRAW_DISCARD:
+            return i
+    return 0
+
+
+@decision
+def greedy_play(hand, melds, pile, pub, params, rng, acts, n):
+    return best_play(acts, n)
+
+
+@decision
+def greedy_discard(hand, melds, pile, pub, params, rng, acts, n):
+    return best_discard(hand, pub, acts, n)
+
+
+# ---------------------------------------------------------------- hold
+
+
+@kernel
+def opponent_close(pub, patience):
+    me = pub[PUB_SEAT]
+    for q in range(pub[PUB_NP]):
+        if q != me and pub[PUB_STATUS + q] == ST_ACTIVE and pub[PUB_HAND_N + q] <= patience:
+            return True
+    return False
+
+
+@jit
+def greedy_leaves(hand, melds, pub):
+    """Cards left in hand after playing greedily from here (on copies)."""
+    h = hand.copy()
+    ms = np.empty((MAX_MELDS, MF), dtype=np.int16)
+    nm = pub[PUB_NMELDS]
+    ms[:nm] = melds[:nm]
+    R = np.empty(R_SIZE, dtype=np.int64)
+    for i in range(R_SIZE):
+        R[i] = pub[PUB_RULES + i]
+    acts = np.empty((MAX_ACTS, AF), dtype=np.int16)
+    hn = 0
+    for i in range(h.shape[0]):
+        hn += h[i]
+    melded = pub[PUB_RULES + R_LAYOFF_OWN_MELD] == 0 or pub[PUB_MELDED] == 1
+    while hn > 0:
+        n = gen_new_melds(h, hn, R, acts, 0)
+        if melded:
+            n = gen_layoffs(h, hn, ms, nm, R, acts, n)
+        if n == 0:
+            break
+        k = best_play(acts, n)
+        hn -= acts[k, A_N]
+        if acts[k, A_TYPE] == PLAY_MELD:
+            melded = True
+        nm = apply_play(h, ms, nm, acts[k], pub[PUB_SEAT])
+    return hn
+
+
+@kernel
+def hold_mode_greedy(hand, melds, pub, params):
+    return pub[PUB_PLACED] == 1 or opponent_close(pub, params[0])
+
+
+@decision
+def hold_draw(hand, melds, pile, pub, params, rng, acts, n):
+    if hold_mode_greedy(hand, melds, pub, params):
+        return greedy_draw(hand, melds, pile, pub, params, rng, acts, n)
+    return 0
+
+
+@decision(alloc=True)
+def hold_play(hand, melds, pile, pub, params, rng, acts, n):
+    if pub[PUB_TAKEN] >= 0 or hold_mode_greedy(hand, melds, pub, params):
+        return best_play(acts, n)
+    if greedy_leaves(hand, melds, pub) <= 1:
+        return best_play(acts, n)
+    return -1
+
+
+@decision
+def hold_discard(hand, melds, pile, pub, params, rng, acts, n):
+    return best_discard(hand, pub, acts, n)
+
+
+# ---------------------------------------------------------------- rebuy rules
+
+
+@decision
+def rebuy_always(hand, melds, pile, pub, params, rng, acts, n):
+    return 1
+
+
+@decision
+def rebuy_never(hand, melds, pile, pub, params, rng, acts, n):
+    return 0
+
+
+@decision
+def rebuy_if_opponents(hand, melds, pile, pub, params, rng, acts, n):
+    me = pub[PUB_SEAT]
+    k = 0
+    for q in range(pub[PUB_NP]):
+        if q != me and pub[PUB_STATUS + q] == ST_ACTIVE:
+            k += 1
+    return 1 if k >= params[REBUY_SLOT0] else 0
+
+
+POLICIES = {
+    "random": Policy("random", random_draw, random_play, random_discard, {}, "uniform among legal options"),
+    "greedy": Policy(
+        "greedy", greedy_draw, greedy_play, greedy_discard, {}, "plays all it can, discards its costliest useless card"
+    ),
+    "hold": Policy(
+        "hold",
+        hold_draw,
+        hold_play,
+        hold_discard,
+        {"patience": 3.0},
+        "holds melds to go out in one turn unless an opponent has <= patience cards",
+    ),
+}
+
+REBUY_RULES = {
+    "always": RebuyRule("always", rebuy_always, {}, "always rebuy when allowed"),
+    "never": RebuyRule("never", rebuy_never, {}, "never rebuy"),
+    "if_opponents": RebuyRule(
+        "if_opponents", rebuy_if_opponents, {"k": 2.0}, "rebuy while at least k others are under the limit"
+    ),
+}

@@ -1,0 +1,66 @@
+"""Counter-based per-game random streams (njit).
+
+Every game draws from its own stream, seeded from ``(seed, game index)`` alone, so a game is the
+same game whatever the thread count, chunk size or backend. The generator is xoshiro128++-style
+``xorshift128+`` on two uint64 words, seeded through SplitMix64; its state is a 2-element uint64
+array that lives inside the game state (a forked game carries its stream along).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import jit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@jit
+def splitmix64(x):
+    """One SplitMix64 output for input ``x`` (a pure function: counter -> random word)."""
+    z = np.uint64(x) + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def seed_stream(state, seed, index):
+    """Fill ``state`` (uint64[2]) with the stream of game ``index`` of a run seeded ``seed``."""
+    a = splitmix64(np.uint64(seed) * np.uint64(0x100000001B3) ^ splitmix64(np.uint64(index)))
+    b = splitmix64(a ^ np.uint64(index))
+    if a == 0 and b == 0:
+        b = np.uint64(1)
+    state[0] = a
+    state[1] = b
+
+
+@jit
+def next_u64(state):
+    """Next 64-bit word of the stream (xorshift128+)."""
+    s1 = state[0]
+    s0 = state[1]
+    result = s0 + s1
+    state[0] = s0
+    s1 ^= s1 << np.uint64(23)
+    state[1] = s1 ^ s0 ^ (s1 >> np.uint64(18)) ^ (s0 >> np.uint64(5))
+    return result
+
+
+@jit
+def below(state, n):
+    """Uniform integer in ``[0, n)`` (``n >= 1``), by Lemire's multiply-shift on 32 high bits."""
+    r = next_u64(state) >> np.uint64(32)
+    return np.int64((r * np.uint64(n)) >> np.uint64(32))
+
+
+@jit
+def shuffle(state, arr, n):
+    """Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    for i in range(n - 1, 0, -1):
+        j = below(state, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
