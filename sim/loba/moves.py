@@ -10,7 +10,9 @@ The action list built here is the engine's canonical set of legal plays: every n
 hand in its *maximal* form (a pierna takes every copy of its chosen three suits; an escalera
 window cannot be extended by a natural card at either end; jokers fill gaps or stand at an end),
 and every single-card lay-off. Smaller melds are reachable by the policies only through later
-lay-offs, which the rules allow at any time after one's own meld ([A20]).
+lay-offs, which the rules allow at any time after one's own meld ([A20]). Under the
+``go_out_needs_discard`` variant ([A26]) a maximal meld that would empty the hand is offered one
+card shorter instead.
 """
 
 from __future__ import annotations
@@ -239,6 +241,21 @@ def _emit(acts, n, typ, kind, key, lo, hi, jmask, k):
 
 
 @kernel
+def _emit_pierna(hand, hand_n, keep_one, acts, n, r, smask, k):
+    """A pierna of rank r with every copy of the suits in smask. Under the [A26] variant, if it
+    would empty the hand, offer it with one copy of a doubled suit left in hand instead
+    (A_HI = suit + 1 marks the copy kept)."""
+    if not (keep_one and k >= hand_n):
+        return _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, smask, 0, 0, k)
+    if k - 1 < 3:
+        return n
+    for s in range(4):
+        if (smask >> s) & 1 and hand[s * 13 + r - 1] >= 2:
+            n = _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, smask, s + 1, 0, k - 1)
+    return n
+
+
+@kernel
 def gen_new_melds(hand, hand_n, R, acts, n):
     """Append every new meld the hand can put down (maximal forms); returns the new count."""
     keep_one = R[R_GO_OUT_DISCARD] == 1  # [A26] variant: plays may not empty the hand
@@ -258,10 +275,9 @@ def gen_new_melds(hand, hand_n, R, acts, n):
             for excl in range(4):
                 sm = pm & ~(1 << excl)
                 k = total - hand[excl * 13 + r - 1]
-                if not (keep_one and k >= hand_n):
-                    n = _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, sm, 0, 0, k)
-        elif not (keep_one and total >= hand_n):
-            n = _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, pm, 0, 0, total)
+                n = _emit_pierna(hand, hand_n, keep_one, acts, n, r, sm, k)
+        else:
+            n = _emit_pierna(hand, hand_n, keep_one, acts, n, r, pm, total)
     J = min(hand[JOKER], R[R_JOKERS_PER_ESC])  # [A16]/[A17] escaleras
     mn = R[R_ESCALERA_MIN]
     for s in range(4):
@@ -286,6 +302,13 @@ def gen_new_melds(hand, hand_n, R, acts, n):
                     if hi < 14 and (m >> (hi + 1)) & 1:
                         continue
                 if keep_one and length >= hand_n:
+                    # [A26] variant: the whole hand may not go down; offer the run one shorter
+                    if length - 1 >= mn:
+                        for a, b in ((lo + 1, hi), (lo, hi - 1)):
+                            wb = window_bits(a, b)
+                            if popcount(wb & m) >= 2:
+                                n = _emit(acts, n, PLAY_MELD, MELD_ESCALERA, s, a, b, wb & ~m,
+                                          length - 1)
                     continue
                 wb = window_bits(lo, hi)
                 n = _emit(acts, n, PLAY_MELD, MELD_ESCALERA, s, lo, hi, wb & ~m, length)
@@ -374,9 +397,10 @@ def apply_play(hand, melds, nm, act, seat):
             for s in range(4):
                 if (act[A_LO] >> s) & 1:
                     cid = s * 13 + r - 1
-                    row[M_C0 + s] = hand[cid]
-                    k += hand[cid]
-                    hand[cid] = 0
+                    take = hand[cid] - (1 if act[A_HI] == s + 1 else 0)
+                    row[M_C0 + s] = take
+                    k += take
+                    hand[cid] -= take
             row[M_N] = k
         else:
             s = act[A_KEY]

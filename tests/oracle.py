@@ -1,0 +1,369 @@
+"""A slow, independent reference for the meld rules of Loba de Menos (RULES.md [A15]-[A22]).
+
+Written from RULES.md alone, by brute force, so that it can judge the compiled kernel
+(``sim.loba.moves``). It deliberately imports nothing from ``sim.loba`` or ``sim.melds``;
+``sim.cards`` is used for the card notation only (``parse_card``, ``card_str``).
+
+Model
+-----
+A card identity is ``suit * 13 + (rank - 1)`` (suits S H D C = 0..3, rank A = 1 … K = 13), the
+joker is ``52``. An escalera lays its cards on *positions* 1..14: 1 is a low ace, 2..13 the
+ranks 2..K, 14 a high ace ([A16]).
+
+Table melds are :class:`Pierna` (rank, copies per suit) and :class:`Escalera` (suit, the set of
+positions held by natural cards, the set of positions held by jokers). Every rule is checked on
+that explicit picture; nothing is inferred from bit masks.
+
+``rules`` is anything with the attributes ``decks``, ``pierna_suits``, ``escalera_min``,
+``jokers_per_escalera`` and ``joker_end_move`` (a ``sim.rules.RuleSet`` works).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations, product
+
+from sim.cards import card_str, parse_card  # notation only
+
+JOKER = 52
+ALL_POSITIONS = tuple(range(1, 15))  # 1 = low ace, 2..13, 14 = high ace
+
+
+# --------------------------------------------------------------------------- card arithmetic
+
+
+def natural(rank: int, suit: int) -> int:
+    """Identity of the natural card of ``rank`` (1..13) and ``suit`` (0..3)."""
+    assert 1 <= rank <= 13 and 0 <= suit <= 3
+    return suit * 13 + rank - 1
+
+
+def rank_of(cid: int) -> int:
+    assert 0 <= cid < JOKER
+    return cid % 13 + 1
+
+
+def suit_of(cid: int) -> int:
+    assert 0 <= cid < JOKER
+    return cid // 13
+
+
+def rank_at(pos: int) -> int:
+    """The rank standing at escalera position ``pos``: 1 and 14 are both the ace."""
+    assert 1 <= pos <= 14
+    return 1 if pos == 14 else pos
+
+
+def positions_of_rank(rank: int) -> tuple[int, ...]:
+    """Where a card of ``rank`` may stand in an escalera: an ace low (1) or high (14)."""
+    return (1, 14) if rank == 1 else (rank,)
+
+
+def card_at(pos: int, suit: int) -> int:
+    return natural(rank_at(pos), suit)
+
+
+def to_ids(cards) -> list[int]:
+    return [parse_card(c) if isinstance(c, str) else int(c) for c in cards]
+
+
+# --------------------------------------------------------------------------- melds
+
+
+@dataclass(frozen=True)
+class Pierna:
+    rank: int
+    counts: tuple[int, int, int, int]  # copies of suit S, H, D, C
+
+    @property
+    def n(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def suits(self) -> frozenset[int]:
+        return frozenset(s for s in range(4) if self.counts[s] > 0)
+
+    def cards(self) -> list[int]:
+        out = []
+        for s in range(4):
+            out += [natural(self.rank, s)] * self.counts[s]
+        return out
+
+    def text(self) -> str:
+        return "pierna " + " ".join(card_str(c) for c in self.cards())
+
+
+@dataclass(frozen=True)
+class Escalera:
+    suit: int
+    naturals: frozenset[int]  # positions held by natural cards
+    jokers: frozenset[int]  # positions held by jokers
+
+    @property
+    def occupied(self) -> frozenset[int]:
+        return self.naturals | self.jokers
+
+    @property
+    def lo(self) -> int:
+        return min(self.occupied)
+
+    @property
+    def hi(self) -> int:
+        return max(self.occupied)
+
+    @property
+    def n(self) -> int:
+        return len(self.naturals) + len(self.jokers)
+
+    def cards(self) -> list[int]:
+        return sorted(card_at(p, self.suit) for p in self.naturals) + [JOKER] * len(self.jokers)
+
+    def text(self) -> str:
+        parts = []
+        for p in sorted(self.occupied):
+            nat = card_str(card_at(p, self.suit))
+            parts.append(f"JK({nat})" if p in self.jokers else nat)
+        return "escalera " + " ".join(parts)
+
+
+def escalera_window(suit: int, lo: int, hi: int, jokers) -> Escalera:
+    """The escalera on positions lo..hi with jokers at ``jokers`` and naturals elsewhere."""
+    jokers = frozenset(jokers)
+    window = frozenset(range(lo, hi + 1))
+    return Escalera(suit, window - jokers, jokers)
+
+
+# --------------------------------------------------------------------------- [A15] [A16] [A17]
+
+
+def pierna_problem(rank: int, counts, rules) -> str | None:
+    """None if copies ``counts`` (per suit) of ``rank`` form a legal pierna ([A15]), else why."""
+    counts = tuple(counts)
+    assert len(counts) == 4 and all(c >= 0 for c in counts) and 1 <= rank <= 13
+    total = sum(counts)
+    suits = sum(1 for c in counts if c > 0)
+    if total < 3:
+        return "[A15] a pierna needs three or more cards"
+    if any(c > rules.decks for c in counts):
+        return "[A15] at most `decks` cards of one suit"
+    if rules.pierna_suits == "exactly_three":
+        if suits != 3:
+            return "[A15] a pierna uses exactly three different suits"
+    elif rules.pierna_suits == "not_all_four":
+        if suits == 4:
+            return "[A15] a pierna may not cover all four suits"
+    else:  # pragma: no cover - unknown knob value
+        raise ValueError(rules.pierna_suits)
+    return None
+
+
+def escalera_problem(esc: Escalera, rules) -> str | None:
+    """None if the escalera laid out as ``esc`` is legal ([A16], [A17]), else why."""
+    nat, jk = esc.naturals, esc.jokers
+    if not 0 <= esc.suit <= 3:
+        return "bad suit"
+    if nat & jk:
+        return "two cards on one position"
+    occ = nat | jk
+    if not occ or not all(p in ALL_POSITIONS for p in occ):
+        return "[A16] a position beyond the aces"
+    if occ != frozenset(range(min(occ), max(occ) + 1)):
+        return "[A16] not consecutive"
+    if 1 in occ and 14 in occ:
+        return "[A16] the ace is low or high, never both, never wrapping"
+    if len(occ) > 13:
+        return "[A16] at most 13 positions"
+    if len(occ) < rules.escalera_min:
+        return "[A16] shorter than escalera_min"
+    if len(jk) > rules.jokers_per_escalera:
+        return "[A17] too many jokers"
+    if len(nat) < 2:
+        return "[A17] fewer than two natural cards"
+    return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    meld: Pierna | Escalera | None  # the meld as laid down ([A18] default placement)
+    reason: str  # rule id and reason when not ok
+
+    @property
+    def text(self) -> str:
+        return self.meld.text() if self.ok else self.reason
+
+
+class AmbiguousAce(AssertionError):
+    """Both readings of an ace give a legal escalera (impossible with at most 4 jokers)."""
+
+
+def escalera_placements(cards, rules) -> list[Escalera]:
+    """Every legal way to lay ``cards`` out as one escalera: each ace tried low and high, each
+    set of positions tried for the jokers (brute force, no cleverness)."""
+    ids = to_ids(cards)
+    nats = [c for c in ids if c != JOKER]
+    k = len(ids) - len(nats)
+    if not nats or len({suit_of(c) for c in nats}) != 1:
+        return []
+    suit = suit_of(nats[0])
+    out = []
+    for pos in product(*(positions_of_rank(rank_of(c)) for c in nats)):
+        if len(set(pos)) != len(pos):
+            continue  # a repeated rank ([A16])
+        if len({rank_at(p) for p in pos}) != len(pos):
+            continue  # the ace twice, low and high ([A16])
+        free = [p for p in ALL_POSITIONS if p not in pos]
+        for jpos in combinations(free, k):
+            esc = Escalera(suit, frozenset(pos), frozenset(jpos))
+            if escalera_problem(esc, rules) is None:
+                out.append(esc)
+    return out
+
+
+def judge(cards, rules) -> Verdict:
+    """Judge ``cards`` as a new meld laid down from hand.
+
+    A legal escalera comes back in the [A18] default placement: jokers that do not fill a gap
+    stand at the high end, as many as fit below the high ace; the rest at the low end. That is
+    the legal placement with the highest top position (for the given naturals the length is
+    fixed, so the top position says how many extra jokers went high).
+    """
+    ids = to_ids(cards)
+    nats = [c for c in ids if c != JOKER]
+    k = len(ids) - len(nats)
+    if len(ids) < 3:
+        return Verdict(False, None, "[A15]/[A16] a meld needs three or more cards")
+    if len(nats) < 2:
+        return Verdict(False, None, "[A17] a meld must hold at least two natural cards")
+    ranks = {rank_of(c) for c in nats}
+    suits = {suit_of(c) for c in nats}
+    if len(ranks) == 1:  # a pierna, or an escalera that repeats a rank
+        rank = next(iter(ranks))
+        if k > 0:
+            return Verdict(False, None, "[A17] jokers only in escaleras")
+        counts = tuple(sum(1 for c in nats if suit_of(c) == s) for s in range(4))
+        why = pierna_problem(rank, counts, rules)
+        if why is not None:
+            return Verdict(False, None, why)
+        return Verdict(True, Pierna(rank, counts), "")
+    if len(suits) != 1:
+        return Verdict(False, None, "[A15]/[A16] neither one rank nor one suit")
+    if len(ranks) != len(nats):
+        return Verdict(False, None, "[A16] an escalera may not repeat a rank")
+    if k > rules.jokers_per_escalera:
+        return Verdict(False, None, "[A17] too many jokers")
+    found = escalera_placements(ids, rules)
+    if not found:
+        return Verdict(False, None, "[A16] not a legal escalera")
+    ace_readings = {frozenset(p for p in e.naturals if p in (1, 14)) for e in found}
+    if len(ace_readings) > 1:
+        raise AmbiguousAce(str(ids))
+    best = max(found, key=lambda e: e.hi)
+    assert sum(1 for e in found if e.hi == best.hi) == 1
+    return Verdict(True, best, "")
+
+
+# --------------------------------------------------------------------------- [A21] [A22]
+
+
+def legal_layoffs(table, hand, rules) -> set[tuple[int, int, int, int]]:
+    """Every single-card lay-off ([A21], [A22]) the hand can make onto the table.
+
+    ``table``: list of :class:`Pierna` / :class:`Escalera`; ``hand``: 53 counts. Returns
+    ``{(meld index, card identity, position, joker move)}``: position is where the card goes
+    (-1 on a pierna), joker move the new position of an end joker sent to the other end by
+    [A22] (0 = none). Brute force: every target position and every new joker position is tried,
+    and the result must be a legal meld that keeps every card already there in its place
+    ([A18], [A19]) — except the one end joker that [A22] lets jump.
+    """
+    out = set()
+    held = [c for c in range(53) if hand[c] > 0]
+    for i, meld in enumerate(table):
+        for c in held:
+            if isinstance(meld, Pierna):
+                if c == JOKER or rank_of(c) != meld.rank:
+                    continue
+                counts = list(meld.counts)
+                counts[suit_of(c)] += 1
+                if pierna_problem(meld.rank, counts, rules) is None:
+                    out.add((i, c, -1, 0))
+                continue
+            esc = meld
+            if c == JOKER:
+                for p in ALL_POSITIONS:
+                    if p in esc.occupied:
+                        continue
+                    new = Escalera(esc.suit, esc.naturals, esc.jokers | {p})
+                    if escalera_problem(new, rules) is None:
+                        out.add((i, c, p, 0))
+                continue
+            if suit_of(c) != esc.suit:
+                continue
+            for p in positions_of_rank(rank_of(c)):
+                if p in esc.naturals:
+                    continue
+                if p not in esc.jokers:  # a plain extension
+                    new = Escalera(esc.suit, esc.naturals | {p}, esc.jokers)
+                    if escalera_problem(new, rules) is None:
+                        out.add((i, c, p, 0))
+                    continue
+                # the natural of a joker: only [A22], only an end joker, only to the other end
+                if not rules.joker_end_move:
+                    continue
+                if p == esc.lo:
+                    other_end = esc.hi + 1
+                elif p == esc.hi:
+                    other_end = esc.lo - 1
+                else:
+                    continue  # a middle joker is frozen
+                for t in ALL_POSITIONS:
+                    if t in esc.occupied or t != other_end:
+                        continue
+                    new = Escalera(esc.suit, esc.naturals | {p}, (esc.jokers - {p}) | {t})
+                    if escalera_problem(new, rules) is None:
+                        out.add((i, c, p, t))
+    return out
+
+
+# --------------------------------------------------------------------------- melds in a hand
+
+
+def piernas_in_hand(hand, rules) -> list[Pierna]:
+    """Every legal pierna made of cards the hand holds (every choice of copies per suit)."""
+    out = []
+    for rank in range(1, 14):
+        have = [hand[natural(rank, s)] for s in range(4)]
+        for counts in product(*(range(h + 1) for h in have)):
+            if pierna_problem(rank, counts, rules) is None:
+                out.append(Pierna(rank, tuple(counts)))
+    return out
+
+
+def escalera_windows_in_hand(hand, rules) -> list[Escalera]:
+    """Every window of positions that some legal escalera from the hand can occupy.
+
+    For each suit and each window lo..hi the window is laid with the hand's naturals where it
+    holds them and jokers elsewhere (fewest jokers). Any other legal escalera on that window
+    (a joker where the hand also holds the natural) has fewer naturals, more jokers, the same
+    length: if it is legal, so is this one. So these are exactly the occupied windows.
+    """
+    out = []
+    for suit in range(4):
+        for lo in ALL_POSITIONS:
+            for hi in range(lo, 15):
+                window = range(lo, hi + 1)
+                jokers = frozenset(p for p in window if hand[card_at(p, suit)] == 0)
+                if len(jokers) > hand[JOKER]:
+                    continue
+                esc = escalera_window(suit, lo, hi, jokers)
+                if escalera_problem(esc, rules) is None:
+                    out.append(esc)
+    return out
+
+
+def holds(hand, cards) -> bool:
+    """Does the hand (53 counts) hold the multiset ``cards``?"""
+    need = [0] * 53
+    for c in cards:
+        need[c] += 1
+    return all(need[c] <= hand[c] for c in range(53))
