@@ -4,20 +4,46 @@ Every compiled function in the project goes through :func:`jit`, so Numba option
 place. Environment overrides:
 
 * ``LOBA_JIT_CACHE=0`` turns the on-disk cache off (default on: later processes start fast).
+* ``LOBA_CACHE_DIR`` moves the cache (default ``~/.cache/loba-sim``); each version of the
+  sources gets its own sub-folder.
 * ``NUMBA_DISABLE_JIT=1`` (Numba's own switch) runs everything as plain Python, for readable
   tracebacks and coverage; the test-suite runs a small sample that way.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
+from pathlib import Path
 
 import numba
 
 warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
 
 CACHE = os.environ.get("LOBA_JIT_CACHE", "1") != "0"
+
+
+def _source_cache_dir() -> str:
+    """A cache folder keyed by a hash of every source file of ``sim``.
+
+    Numba's own cache only notices changes to the file that holds the cached function, not to
+    the helpers compiled into it; keying the folder by all of ``sim``'s sources means an edited
+    or upgraded engine never runs stale machine code.
+    """
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha1()
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    base = os.environ.get("LOBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "loba-sim"
+    )
+    return os.path.join(base, "numba-" + h.hexdigest()[:16])
+
+
+if CACHE and not os.environ.get("NUMBA_CACHE_DIR"):
+    numba.config.CACHE_DIR = _source_cache_dir()
 DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import jit
+from .jit import DISABLED, jit
+
+if DISABLED:  # plain-Python mode: numpy warns on the intended uint64 wrap-around
+    import warnings
+
+    warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -416,8 +416,8 @@ def _chain_to(hand, melds, nm, R, c, plan, k):
     for i in range(nm):
         if melds[i, M_KIND] != MELD_ESCALERA or melds[i, M_KEY] != s:
             continue
-        lo = melds[i, M_LO]
-        hi = melds[i, M_HI]
+        lo = int(melds[i, M_LO])
+        hi = int(melds[i, M_HI])
         free_j = jpe - popcount(melds[i, M_JMASK])
         for side in range(2):
             p = r
@@ -500,8 +500,8 @@ def take_may_work(st, R, seat, c):
             if st.melds[i, M_KEY] == r:
                 return True
         elif st.melds[i, M_KEY] == s:
-            lo = st.melds[i, M_LO]
-            hi = st.melds[i, M_HI]
+            lo = int(st.melds[i, M_LO])
+            hi = int(st.melds[i, M_HI])
             for k in range(2 if r == 1 else 1):
                 p = r if r != 1 else (1 if k == 0 else 14)
                 if lo - 1 <= p <= hi + 1:

@@ -74,7 +74,8 @@ POP = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int8)
 
 @kernel
 def popcount(x):
-    return POP[x & 0xFFFF] + POP[(x >> 16) & 0xFFFF]
+    v = int(x)
+    return POP[v & 0xFFFF] + POP[(v >> 16) & 0xFFFF]
 
 
 @kernel
@@ -105,15 +106,17 @@ def window_bits(lo, hi):
 
 @kernel
 def has_window(m, J, mn):
-    """Is there a run window of ``mn`` positions holding >= max(2, mn - J) naturals of mask m?"""
-    need = max(2, mn - J)
-    cnt = 0
-    for p in range(1, 15):
-        cnt += (m >> p) & 1
-        if p > mn:
-            cnt -= (m >> (p - mn)) & 1
-        if p >= mn and cnt >= need:
-            return True
+    """Is there a run window (>= ``mn`` positions) of mask m with >= 2 naturals and at most
+    J gaps? Windows longer than ``mn`` matter only when J + 2 > mn (far-apart naturals)."""
+    for L in range(mn, max(mn, J + 2) + 1):
+        need = max(2, L - J)
+        cnt = 0
+        for p in range(1, 15):
+            cnt += (m >> p) & 1
+            if p > L:
+                cnt -= (m >> (p - L)) & 1
+            if p >= L and cnt >= need:
+                return True
     return False
 
 
@@ -342,16 +345,16 @@ def gen_layoffs(hand, hand_n, melds, nm, R, acts, n):
     jk = hand[JOKER] > 0
     for i in range(nm):
         if melds[i, M_KIND] == MELD_PIERNA:
-            r = melds[i, M_KEY]
+            r = int(melds[i, M_KEY])
             for s in range(4):
                 cid = s * 13 + r - 1
                 if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
                     n = _emit(acts, n, PLAY_LAYOFF, i, cid, -1, 0, 0, 1)
             continue
-        s = melds[i, M_KEY]
-        lo = melds[i, M_LO]
-        hi = melds[i, M_HI]
-        jm = melds[i, M_JMASK]
+        s = int(melds[i, M_KEY])
+        lo = int(melds[i, M_LO])
+        hi = int(melds[i, M_HI])
+        jm = int(melds[i, M_JMASK])
         if hi - lo + 1 >= 13:
             continue
         if lo > 1:
@@ -392,10 +395,10 @@ def apply_play(hand, melds, nm, act, seat):
         row[M_KEY] = act[A_KEY]
         row[M_OWNER] = seat
         if act[A_KIND] == MELD_PIERNA:
-            r = act[A_KEY]
+            r = int(act[A_KEY])
             k = 0
             for s in range(4):
-                if (act[A_LO] >> s) & 1:
+                if (int(act[A_LO]) >> s) & 1:
                     cid = s * 13 + r - 1
                     take = hand[cid] - (1 if act[A_HI] == s + 1 else 0)
                     row[M_C0 + s] = take
@@ -403,10 +406,10 @@ def apply_play(hand, melds, nm, act, seat):
                     hand[cid] -= take
             row[M_N] = k
         else:
-            s = act[A_KEY]
-            lo = act[A_LO]
-            hi = act[A_HI]
-            jm = act[A_JMASK]
+            s = int(act[A_KEY])
+            lo = int(act[A_LO])
+            hi = int(act[A_HI])
+            jm = int(act[A_JMASK])
             for p in range(lo, hi + 1):
                 if (jm >> p) & 1:
                     hand[JOKER] -= 1
@@ -417,16 +420,16 @@ def apply_play(hand, melds, nm, act, seat):
             row[M_JMASK] = jm
             row[M_N] = hi - lo + 1
         return nm + 1
-    i = act[A_KIND]
-    cid = act[A_KEY]
+    i = int(act[A_KIND])
+    cid = int(act[A_KEY])
     hand[cid] -= 1
     row = melds[i]
     row[M_N] += 1
     if row[M_KIND] == MELD_PIERNA:
         row[M_C0 + cid // 13] += 1
         return nm
-    p = act[A_LO]
-    newp = act[A_HI]
+    p = int(act[A_LO])
+    newp = int(act[A_HI])
     if newp > 0:  # [A22] joker jumps from p to newp, the natural takes p
         row[M_JMASK] = (row[M_JMASK] & ~(1 << p)) | (1 << newp)
         p = newp
@@ -449,12 +452,12 @@ def consumes(act, hand, c):
     r = c % 13 + 1
     s = c // 13
     if act[A_KIND] == MELD_PIERNA:
-        return act[A_KEY] == r and (act[A_LO] >> s) & 1 == 1
+        return act[A_KEY] == r and (int(act[A_LO]) >> s) & 1 == 1
     if act[A_KEY] != s:
         return False
-    lo = act[A_LO]
-    hi = act[A_HI]
-    jm = act[A_JMASK]
+    lo = int(act[A_LO])
+    hi = int(act[A_HI])
+    jm = int(act[A_JMASK])
     if r == 1:
         return (lo <= 1 and not (jm >> 1) & 1) or (hi >= 14 and not (jm >> 14) & 1)
     return lo <= r <= hi and not (jm >> r) & 1

@@ -1,0 +1,24 @@
+"""A plug-in that re-exports greedy's decisions under a new name: running it through the
+plug-in path must give exactly greedy's games."""
+
+from sim.policies.api import Policy, decision
+from sim.policies.builtin import best_discard, best_play, greedy_draw
+
+
+@decision
+def draw(hand, melds, pile, pub, params, rng, acts, n):
+    return greedy_draw(hand, melds, pile, pub, params, rng, acts, n)
+
+
+@decision
+def play(hand, melds, pile, pub, params, rng, acts, n):
+    return best_play(acts, n)
+
+
+@decision
+def discard(hand, melds, pile, pub, params, rng, acts, n):
+    return best_discard(hand, pub, acts, n)
+
+
+mirror = Policy("mirror", draw, play, discard)
+not_a_policy = 42

@@ -1,0 +1,120 @@
+"""The command line: happy paths, and every bad input gets one sentence and exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import cli
+
+ROOT = Path(__file__).parent.parent
+
+
+def run(capsys, *args):
+    try:
+        code = cli.main(list(args))
+    except SystemExit as e:  # check-meld exits 0/1 itself
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["simulate", "--set", "foo=1"], "Unknown rule 'foo'"),
+        (["simulate", "--set", "escalera_min=2"], "'escalera_min' must be between 3 and 13"),
+        (["simulate", "--set", "max_rebuys=lots"], "'max_rebuys' takes a whole number"),
+        (["simulate", "--set", "elimination_score"], "is not a rule setting"),
+        (["simulate", "--rules", "klondike"], "Unknown preset 'klondike'"),
+        (["simulate", "--set", "hand_size=30"], "cannot be dealt"),
+        (["simulate", "--seats", "greedy"], "2 to 5 players, not 1"),
+        (["simulate", "--seats", "greedy,greedy,greedy,greedy,greedy,greedy"], "not 6"),
+        (["simulate", "--seats", "greedy,smart"], "Unknown policy 'smart'"),
+        (["simulate", "--seats", "hold:patience=x,greedy"], "takes a number"),
+        (["simulate", "--seats", "hold:speed=1,greedy"], "has no parameter 'speed'"),
+        (["simulate", "--seats", "greedy+rebuy=sometimes,greedy"], "Unknown rebuy rule"),
+        (["simulate", "--seats", "greedy+buy=1,greedy"], "write rebuy=RULE"),
+        (["simulate", "--seats", "greedy,,greedy"], "empty seat"),
+        (["simulate", "--games", "0"], "at least 1"),
+        (["simulate", "--seed", "-3"], "The seed must be"),
+        (["simulate", "--threads", "0"], "--threads must be"),
+        (["simulate", "--games", "many"], "'many' is not a valid integer"),
+        (["check-meld", "5S", "6X"], "'6X' is not a card"),
+        (["rules", "nope"], "Unknown preset 'nope'"),
+        (["frobnicate"], "No such command"),
+    ],
+)
+def test_bad_input_one_sentence_exit_2(capsys, args, needle):
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_non_empty_out_refused_unless_overwrite(capsys, tmp_path):
+    (tmp_path / "junk.txt").write_text("x")
+    code, _, err = run(capsys, "simulate", "--games", "10", "--out", str(tmp_path), "--quiet")
+    assert code == 2 and "not empty" in err and len(err.strip().splitlines()) == 1
+    code, _, _ = run(capsys, "simulate", "--games", "10", "--out", str(tmp_path), "--quiet",
+                     "--overwrite")
+    assert code == 0 and (tmp_path / "games.parquet").exists()
+
+
+def test_simulate_writes_run_directory(capsys, tmp_path):
+    out = tmp_path / "run"
+    code, text, _ = run(capsys, "simulate", "--rules", "classic", "--set", "elimination_score=151",
+                        "--seats", "greedy,hold:patience=2,random+rebuy=never", "--games", "300",
+                        "--seed", "9", "--rounds", "--out", str(out))
+    assert code == 0
+    assert "300 games" in text and "win share by seat" in text
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["rules_id"] == "classic(elimination_score=151)"
+    assert man["rules"]["elimination_score"] == 151 and man["rules"]["pierna_suits"] == "not_all_four"
+    assert man["seats"] == ["greedy", "hold:patience=2", "random+rebuy=never"]
+    assert man["games"] == 300 and man["seed"] == 9 and "numba" in man["versions"]
+    games = pl.read_parquet(out / "games.parquet")
+    seats = pl.read_parquet(out / "seats.parquet")
+    rounds = pl.read_parquet(out / "rounds.parquet")
+    assert games.columns[:10] == ["game", "seed", "rules_id", "n_players", "winner", "rounds",
+                                  "turns", "void_rounds", "pot", "reshuffles"]
+    assert seats.columns[:10] == ["game", "seat", "policy", "final_score", "rebuys",
+                                  "eliminated_round", "place", "paid", "won", "net"]
+    assert rounds.columns[:12] == ["game", "round", "seat", "dealer", "went_out", "one_turn_bonus",
+                                   "penalty", "score_after", "status", "turns", "reshuffles", "void"]
+    assert rounds.height == int(games["rounds"].sum()) * 3
+    # scores add up: the last round's score_after is the final score
+    last = rounds.sort("round").group_by("game", "seat").last().sort("game", "seat")
+    assert last["score_after"].to_list() == seats.sort("game", "seat")["final_score"].to_list()
+    # eliminated_round is null exactly for the winner (all games finish here)
+    assert seats.filter(pl.col("eliminated_round").is_null()).height == 300
+
+
+def test_rules_lists_every_knob(capsys):
+    from sim.rules import KNOBS
+
+    code, out, _ = run(capsys, "rules", "rami", "--set", "max_rebuys=0")
+    assert code == 0 and out.splitlines()[0] == "rules: rami(max_rebuys=0)"
+    for k in KNOBS:
+        assert any(line.startswith(k.name + " ") for line in out.splitlines())
+
+
+def test_check_meld_exit_codes(capsys):
+    code, out, _ = run(capsys, "check-meld", "5s", "6S", "jk")
+    assert code == 0 and out.strip() == "valid: escalera 5S 6S JK(7S)"
+    code, out, _ = run(capsys, "check-meld", "KS", "KH", "KD", "KC")
+    assert code == 1 and out.strip() == "invalid: [A15] a pierna must use exactly three different suits"
+    code, out, _ = run(capsys, "check-meld", "--rules", "classic", "KS", "KH", "KD", "KC")
+    assert code == 1 and "[A15] a pierna may not cover all four suits" in out
+
+
+def test_console_script_in_real_process_has_no_traceback():
+    out = subprocess.run([sys.executable, "-c", "import cli; cli.run()", "simulate", "--set",
+                          "decks=9"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2
+    assert out.stderr.strip() == "Error: Rule 'decks' must be between 1 and 3, not 9."
