@@ -100,6 +100,7 @@ def simulate(
     rr = rules.max_rounds_per_game if record_rounds else 0
     chunk = chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK)
     parts = []
+    run_chunk(R, n, seed, start, 1, tables, rr)  # load (or compile) the kernel before timing
     t0 = time.perf_counter()
     done = 0
     while done < games:

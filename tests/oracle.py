@@ -187,14 +187,21 @@ class Verdict:
     ok: bool
     meld: Pierna | Escalera | None  # the meld as laid down ([A18] default placement)
     reason: str  # rule id and reason when not ok
+    # every acceptable reading: one meld, or one escalera per reading of the ace when both the
+    # low and the high ace give a legal escalera (RULES.md does not say which to prefer)
+    readings: tuple = ()
 
     @property
     def text(self) -> str:
         return self.meld.text() if self.ok else self.reason
 
+    @property
+    def texts(self) -> frozenset[str]:
+        return frozenset(m.text() for m in self.readings) if self.ok else frozenset()
 
-class AmbiguousAce(AssertionError):
-    """Both readings of an ace give a legal escalera (impossible with at most 4 jokers)."""
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.readings) > 1
 
 
 def escalera_placements(cards, rules) -> list[Escalera]:
@@ -227,6 +234,10 @@ def judge(cards, rules) -> Verdict:
     stand at the high end, as many as fit below the high ace; the rest at the low end. That is
     the legal placement with the highest top position (for the given naturals the length is
     fixed, so the top position says how many extra jokers went high).
+
+    An ace is read low or high, whichever gives a legal escalera. Where both do (an ace, most
+    of the other ranks and enough jokers, e.g. the thirteen cards A..K), RULES.md names no
+    default: ``readings`` then holds both (low ace first), each in its [A18] placement.
     """
     ids = to_ids(cards)
     nats = [c for c in ids if c != JOKER]
@@ -245,7 +256,7 @@ def judge(cards, rules) -> Verdict:
         why = pierna_problem(rank, counts, rules)
         if why is not None:
             return Verdict(False, None, why)
-        return Verdict(True, Pierna(rank, counts), "")
+        return Verdict(True, Pierna(rank, counts), "", (Pierna(rank, counts),))
     if len(suits) != 1:
         return Verdict(False, None, "[A15]/[A16] neither one rank nor one suit")
     if len(ranks) != len(nats):
@@ -255,12 +266,17 @@ def judge(cards, rules) -> Verdict:
     found = escalera_placements(ids, rules)
     if not found:
         return Verdict(False, None, "[A16] not a legal escalera")
-    ace_readings = {frozenset(p for p in e.naturals if p in (1, 14)) for e in found}
-    if len(ace_readings) > 1:
-        raise AmbiguousAce(str(ids))
-    best = max(found, key=lambda e: e.hi)
-    assert sum(1 for e in found if e.hi == best.hi) == 1
-    return Verdict(True, best, "")
+    readings = []
+
+    def aces(e: Escalera) -> tuple[int, ...]:
+        return tuple(sorted(p for p in e.naturals if p in (1, 14)))
+
+    for ace in sorted({aces(e) for e in found}):
+        same = [e for e in found if aces(e) == ace]
+        best = max(same, key=lambda e: e.hi)  # [A18]: extra jokers high, as many as fit
+        assert sum(1 for e in same if e.hi == best.hi) == 1
+        readings.append(best)
+    return Verdict(True, readings[0], "", tuple(readings))
 
 
 # --------------------------------------------------------------------------- [A21] [A22]

@@ -127,7 +127,9 @@ def judge_meld(counts, R):
     Returns ``(reason, kind, key, lo, hi, jmask)``: ``reason`` is ``OK`` (0) or a ``BAD_*``
     code. For an escalera, ``lo..hi`` are its positions and ``jmask`` where its jokers stand
     (extra jokers go to the high end, or the low end when the high end is impossible, [A18]).
-    For a pierna, ``key`` is the rank and ``lo`` the mask of suits used.
+    For a pierna, ``key`` is the rank and ``lo`` the mask of suits used. When an ace reads
+    legally both low and high (RULES.md does not say which to take), the reading whose
+    naturals leave fewer gaps for jokers wins, and low on a tie.
     """
     jokers = counts[JOKER]
     nat = 0
