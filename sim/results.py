@@ -226,7 +226,7 @@ class Results:
 
 def rounds_frame(round_rows, n_rounds, idx, n) -> pl.DataFrame:
     """Per-round, per-seat rows of every game (only rounds that were played)."""
-    count, cap = round_rows.shape[0], round_rows.shape[1]
+    cap = round_rows.shape[1]
     nr = np.minimum(n_rounds, cap)
     mask = np.arange(cap)[None, :] < nr[:, None]  # (count, cap)
     gi, ri = np.nonzero(mask)

@@ -15,7 +15,7 @@ import numpy as np
 
 import oracle
 from sim.cards import JOKER, card_value
-from sim.loba.layout import G_OUT, PH_DEAL, PH_DONE, PH_TURN, ST_ACTIVE, ST_OUT
+from sim.loba.layout import G_OUT, PH_DEAL, PH_DONE, PH_SETTLE, PH_TURN, ST_ACTIVE, ST_OUT
 from sim.loba.play import Game
 from sim.rules import RuleSet
 
@@ -56,12 +56,9 @@ def check_game(game: Game) -> dict:
         if game.phase == PH_TURN:
             seat = game.current
             placed_before = bool(game.st.s[seat, 5])
-        round_before = game.round
         game.step()
         stats["steps"] += 1
         census = game.card_census()
-        if game.phase != PH_DEAL or game.round == round_before:
-            pass
         assert np.array_equal(census, expect), f"cards not conserved: {census - expect}"
         for q in range(game.n):
             assert game.hand_size(q) == int(game.hand_counts(q).sum())
@@ -74,7 +71,7 @@ def check_game(game: Game) -> dict:
                 assert not (Counter(a) - Counter(b)), "a table meld lost cards [A19]"
             jokers_now = sum(t.count(JOKER) for t in table)
             assert jokers_now >= sum(t.count(JOKER) for t in prev_table), "[A23]"
-        round_ended = game.phase in (PH_DEAL, PH_DONE) and prev_phase == PH_TURN
+        round_ended = game.phase in (PH_DEAL, PH_DONE) and prev_phase == PH_SETTLE
         if round_ended:
             stats["rounds"] += 1
             out = int(game.st.g[G_OUT])

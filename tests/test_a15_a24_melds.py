@@ -70,7 +70,7 @@ def test_a18_ambiguous_joker_goes_high_else_low():
     # greedy declares the high end when it melds 5-6-JK
     g = table(hands=[DEAD, ["5S", "6S", "JK", "2D", "9C", "8H", "KD", "3C", "QH"]], stock=["10D"],
               pile=["KC"], current=1)
-    g.step()
+    g.turn()
     m = g.melds()[0]
     assert (m["lo"], m["hi"], m["joker_positions"]) == (5, 7, [7])
 
@@ -80,7 +80,7 @@ def test_a19_table_melds_only_grow():
               melds=[["5S", "6S", "7S"], ["4S", "4D", "4C"]], melded=[1], stock=["10S"],
               pile=["KC"], current=1)
     before = [sorted(m["cards"]) for m in g.melds()]
-    g.step()
+    g.turn()
     after = [sorted(m["cards"]) for m in g.melds()]
     assert len(after) >= len(before)
     for b, a in zip(before, after, strict=False):
@@ -117,7 +117,7 @@ def test_a22_end_joker_jumps_to_other_end():
     hand = ["9S", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]
     g = table(hands=[DEAD, hand], melds=[["5S", "6S", "7S", "8S", "JK"]], current=1, melded=[1],
               stock=["10D"], pile=["KC"])
-    g.step()
+    g.turn()
     m = g.melds()[0]
     assert (m["lo"], m["hi"], m["joker_positions"]) == (4, 9, [4])
 
@@ -142,17 +142,17 @@ def test_a23_joker_never_returns_to_a_hand():
     g = table(hands=[DEAD, ["9S", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]],
               melds=[["5S", "6S", "7S", "8S", "JK"]], current=1, melded=[1], stock=["10D"],
               pile=["KC"])
-    g.step()
+    g.turn()
     assert g.hand_counts(1)[JOKER] == 0 and sum(m["cards"].count(JOKER) for m in g.melds()) == 1
 
 
 def test_a24_joker_discard_last_only_and_allowed():
     hand = ["JK", "KH"]
     g = table(hands=[DEAD, hand], stock=["2C"], pile=["9D"], current=1)
-    g.step()
+    g.turn()
     assert g.hand_counts(1)[JOKER] == 1  # greedy would love to dump it, but may not
     g = table(hands=[DEAD, ["JK"]], stock=["JK"], pile=["9D"], current=1)
-    g.step()  # all jokers: one may go
+    g.turn()  # all jokers: one may go
     assert g.hand_counts(1)[JOKER] == 1 and g.pile()[-1] == JOKER
     g = table(make_rules("classic"), hands=[DEAD, ["JK", "2H"]], stock=["3C"], pile=["9D"],
               current=1, seats="random,random")
@@ -160,7 +160,7 @@ def test_a24_joker_discard_last_only_and_allowed():
     for seed in range(30):
         g2 = table(make_rules("classic"), hands=[DEAD, ["JK", "2H"]], stock=["3C"], pile=["9D"],
                    current=1, seats="random,random", seed=seed)
-        g2.step()
+        g2.turn()
         seen.add(g2.pile()[-1])
     assert JOKER in seen  # allowed under joker_discard=allowed
     assert g.hand_size(1) == 2

@@ -21,7 +21,7 @@ def test_a1_two_to_five_players(pagat):
 
 def test_a1_seats_are_clockwise_left_is_next_seat():
     g = Game(make_rules(), "greedy,greedy,greedy", first_dealer=1, decks=[stack_deck([])])
-    g.step()  # deal
+    g.turn()  # deal
     assert g.current == 2  # the player to the left of seat 1 is seat 2
 
 
@@ -31,7 +31,7 @@ def test_a2_deck_is_two_packs_and_four_jokers(pagat):
     assert deck.count(JOKER) == 4
     assert all(deck.count(c) == 2 for c in range(52))
     g = Game(pagat, "greedy,greedy,greedy,greedy", seed=5)
-    g.step()
+    g.turn()
     assert np.array_equal(g.card_census(), np.array([2] * 52 + [4]))
 
 
@@ -67,7 +67,7 @@ def test_a5_deal_passes_left_skipping_eliminated_players():
     assert g.scores() == [-10, 62, 34]
     assert g.status(1) == ST_OUT and g.winner is None
     assert g.dealer == 0  # the deal passed left from seat 2 to seat 0
-    g.step()  # round 2 deal: seat 1 is skipped in the deal and in turn order
+    g.turn()  # round 2 deal: seat 1 is skipped in the deal and in turn order
     assert g.round == 2 and g.current == 2 and g.hand_size(1) == 0
 
 
@@ -76,7 +76,7 @@ def test_a6_deal_one_card_at_a_time_from_dealers_left():
                       + [f"{r}H" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]]
                       + [f"{r}D" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]])
     g = Game(make_rules(), "greedy,greedy,greedy", first_dealer=0, decks=[stack_deck(top)])
-    g.step()
+    g.turn()
     # card i goes to seat (dealer + 1 + i) % 3
     for q in range(3):
         want = sorted(top[i] for i in range(27) if (1 + i) % 3 == q)
@@ -89,7 +89,7 @@ def test_a7_next_card_is_the_upcard_and_a_joker_upcard_stays():
     top = ["2S"] * 2 + ["3S"] * 2 + ["4S"] * 2 + ["5S"] * 2 + ["6S"] * 2 + ["7S"] * 2 + ["8S"] * 2
     top += ["9S"] * 2 + ["10S"] * 2 + ["JK", "QD"]
     g = Game(make_rules(), "greedy,greedy", first_dealer=0, decks=[stack_deck(top)])
-    g.step()
+    g.turn()
     assert g.pile() == [JOKER]
     assert g.stock()[0] == parse_card("QD")
     assert len(g.stock()) == 108 - 18 - 1
@@ -98,8 +98,8 @@ def test_a7_next_card_is_the_upcard_and_a_joker_upcard_stays():
 def test_a8_player_left_of_dealer_plays_first():
     for dealer in range(4):
         g = Game(make_rules(), "greedy,greedy,greedy,greedy", first_dealer=dealer, seed=3)
-        g.step()
+        g.turn()
         assert g.current == (dealer + 1) % 4
         before = g.hand_size((dealer + 1) % 4)
-        g.step()
+        g.turn()
         assert g.current == (dealer + 2) % 4 or g.hand_size((dealer + 1) % 4) != before

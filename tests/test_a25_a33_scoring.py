@@ -17,14 +17,14 @@ OUT_BY_PLAYS = ["4S", "5S", "6S", "8H", "8D", "8C", "JK", "JH", "QH"]  # + KH dr
 
 def test_a25_out_by_plays_ends_round_without_discard():
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1)
-    g.step()
+    g.turn()
     assert g.hand_size(1) == 0 and g.pile() == [C("2C")]
     assert g.round == 1 and g.phase == 0 and int(g.st.g[G_OUT]) == 1  # round over at once
 
 
 def test_a25_out_by_last_discard():
     g = table(hands=[DEAD, ["4S", "5S", "6S"]], stock=["KD"], pile=["2C"], current=1, placed=[1])
-    g.step()
+    g.turn()
     assert g.hand_size(1) == 0 and g.pile()[-1] == C("KD")
 
 
@@ -38,35 +38,35 @@ def test_a26_go_out_needs_discard_variant_keeps_a_card():
     # not the 4-card run: 4-5-6 or 5-6-7, each leaving a card to discard
     assert n == 2 and (acts[:n, A_TYPE] == PLAY_MELD).all() and (acts[:n, 6] == 3).all()
     g = table(rules, hands=[DEAD, ["4S", "5S", "6S"]], stock=["7S"], pile=["2C"], current=1)
-    g.step()
+    g.turn()
     assert g.hand_size(1) == 0 and g.pile()[-1] in (C("4S"), C("7S"))  # out by the discard
 
 
 def test_a27_round_score_is_cards_left_in_hand():
     g = table(hands=[DEAD, OUT_BY_PLAYS, ["AS", "JK", "10H", "2D", "3C", "7H", "8S", "QD", "4C"]],
               seats="greedy,greedy,greedy", stock=["KH"], pile=["2C"], current=1, placed=[1])
-    g.step()
+    g.turn()
     # seat 1 out (had placed before: no bonus); seat 0 holds 63; seat 2: 10+10+10+2+3+7+8+10+4
     assert g.scores() == [63, 0, 64]
 
 
 def test_a28_one_turn_bonus_and_negative_totals():
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1)
-    g.step()
+    g.turn()
     assert g.scores() == [63, -10]
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1, placed=[1],
               scores=[5, 5])
-    g.step()
+    g.turn()
     assert g.scores() == [68, 5]  # something was on the table before this turn: no bonus
     g = table(make_rules(score_floor=0), hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"],
               current=1, scores=[0, 4])
-    g.step()
+    g.turn()
     assert g.scores() == [63, 0]  # floored at 0
 
 
 def test_a28_bonus_also_when_last_card_is_discarded():
     g = table(hands=[DEAD, ["4S", "5S", "6S"]], stock=["KD"], pile=["2C"], current=1)
-    g.step()
+    g.turn()
     assert g.pile()[-1] == C("KD") and g.scores() == [63, -10]
 
 
@@ -74,7 +74,7 @@ def test_a29_all_scores_applied_then_over_marked():
     # seat 1 goes out with the bonus; seats 0 and 2 both cross 101 in the same round
     g = table(hands=[DEAD, OUT_BY_PLAYS, DEAD], seats="greedy,greedy,greedy", stock=["KH"],
               pile=["2C"], current=1, scores=[50, 95, 40], rebuys=[2, 0, 2])
-    g.step()
+    g.turn()
     assert g.scores() == [113, 85, 103]
     assert g.status(0) == ST_OUT and g.status(2) == ST_OUT and g.winner == 1
 
@@ -83,7 +83,7 @@ def test_a30_rebuy_takes_highest_survivor_score_and_pays():
     g = table(hands=[DEAD, OUT_BY_PLAYS, ["2H", "3S"], DEAD], seats="greedy,greedy,greedy,greedy",
               stock=["KH"], pile=["2C"], current=1, scores=[50, 30, 80, 10])
     pot = g.pot
-    g.step()
+    g.turn()
     # after scoring: 113 (over), 20, 85, 73 -> seat 0 rebuys at 85 (highest not over)
     assert g.scores() == [85, 20, 85, 73]
     assert g.rebuys(0) == 1 and g.paid(0) == 2 and g.pot == pot + 1
@@ -93,7 +93,7 @@ def test_a30_rebuy_takes_highest_survivor_score_and_pays():
 def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
     g = table(hands=[DEAD, OUT_BY_PLAYS, DEAD, ["2H", "3S"]], seats="greedy,greedy,greedy,greedy",
               stock=["KH"], pile=["2C"], current=1, scores=[50, 30, 60, 10], rebuys=[0, 0, 2, 0])
-    g.step()
+    g.turn()
     # 113 and 123 over; survivors 20 and 15 -> seat 0 rebuys at 20, seat 2 has used 2 rebuys
     assert g.scores()[0] == 20 and g.status(0) == ST_ACTIVE
     assert g.status(2) == ST_OUT and g.rebuys(2) == 2
@@ -102,26 +102,26 @@ def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
 def test_a30_rebuy_is_the_policys_choice():
     g = table(hands=[DEAD, OUT_BY_PLAYS, ["2H"]], seats="greedy+rebuy=never,greedy,greedy",
               stock=["KH"], pile=["2C"], current=1, scores=[50, 30, 10])
-    g.step()
+    g.turn()
     assert g.status(0) == ST_OUT and g.rebuys(0) == 0 and g.paid(0) == 1
 
 
 def test_a31_no_rebuy_with_one_survivor_and_variant():
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1, scores=[50, 30])
-    g.step()
+    g.turn()
     assert g.winner == 1 and g.status(0) == ST_OUT and g.rebuys(0) == 0
     g = table(make_rules(rebuy_with_one_survivor=True), hands=[DEAD, OUT_BY_PLAYS], stock=["KH"],
               pile=["2C"], current=1, scores=[50, 30])
-    g.step()
+    g.turn()
     assert g.winner is None and g.rebuys(0) == 1 and g.scores() == [20, 20]
 
 
 def test_a32_over_without_rebuy_is_out_for_good():
     g = table(hands=[DEAD, OUT_BY_PLAYS, ["2H"]], seats="greedy,greedy,greedy", stock=["KH"],
               pile=["2C"], current=1, scores=[50, 30, 10], rebuys=[2, 0, 0])
-    g.step()
+    g.turn()
     assert g.status(0) == ST_OUT and g.st.s[0, 7] == 1  # eliminated in round 1
-    g.step()  # next deal: seat 0 gets no cards
+    g.turn()  # next deal: seat 0 gets no cards
     assert g.hand_size(0) == 0 and g.current != 0
 
 

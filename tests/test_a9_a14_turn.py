@@ -27,7 +27,7 @@ def plan_take(g, seat, card):
 def test_a9_turn_is_draw_plays_discard():
     g = table(hands=[DEAD, ["4S", "5S", "6S", "9H", "9D", "9C", "2C", "7D", "10H"]],
               pile=["KC"], stock=["QH"], current=1)
-    g.step()
+    g.turn()
     # seat 1 drew QH, put down 4-5-6S and the 9s, discarded one card: 9 - 6 + 1 - 1 = 3 left
     assert g.hand_size(1) == 3
     assert sorted(m["kind"] for m in g.melds()) == ["escalera", "pierna"]
@@ -36,7 +36,7 @@ def test_a9_turn_is_draw_plays_discard():
 
 def test_a10_draw_takes_top_of_stock():
     g = table(hands=[DEAD, DEAD], pile=["KC"], stock=["AH", "AD"], current=1)
-    g.step()
+    g.turn()
     assert g.stock() == [C("AD")]
     assert C("AH") in [c for c in range(53) for _ in range(g.hand_counts(1)[c])] or g.pile()[-1] == C("AH")
 
@@ -74,14 +74,14 @@ def test_a11_take_through_a_chain_of_layoffs():
               current=1, melded=[1])
     k, _ = plan_take(g, 1, "10S")
     assert k in (1, 3)  # 8S-9S-10S is also a new meld of its own
-    g.step()
+    g.turn()
     assert g.hand_counts(1)[C("10S")] == 0  # [A12] it reached the table
 
 
 def test_a12_taken_card_never_stays_and_is_never_discarded():
     hand = ["5S", "6S", "2H", "5D", "8C", "JD", "3C", "9H", "QC"]
     g = table(hands=[DEAD, hand], pile=["KD", "7S"], stock=["KH"], current=1)
-    g.step()
+    g.turn()
     on_table = [c for m in g.melds() for c in m["cards"]]
     assert C("7S") in on_table
     assert g.pile()[-1] != C("7S") and g.hand_counts(1)[C("7S")] == 0
@@ -90,7 +90,7 @@ def test_a12_taken_card_never_stays_and_is_never_discarded():
 
 def test_a13_rebuild_keeps_top_discard():
     g = table(hands=[DEAD, DEAD], pile=["AH", "2D", "3C", "7C"], stock=[], current=1)
-    g.step()
+    g.turn()
     assert g.st.g[G_RESHUFFLES] == 1
     # new stock = AH 2D 3C shuffled, 7C stays; seat 1 then drew one and discarded one
     assert len(g.stock()) == 2 and g.pile()[0] == C("7C") and len(g.pile()) == 2
@@ -99,13 +99,13 @@ def test_a13_rebuild_keeps_top_discard():
 def test_a13_rebuild_whole_pile_variant():
     g = table(make_rules(reshuffle_keep_top=False), hands=[DEAD, DEAD], pile=["AH", "2D", "3C", "7C"],
               stock=[], current=1)
-    g.step()
+    g.turn()
     assert len(g.stock()) == 3 and len(g.pile()) == 1
 
 
 def test_a14_void_when_nothing_can_be_drawn():
     g = table(hands=[DEAD, DEAD], pile=["AH"], stock=[], current=1, scores=[7, 9])
-    g.step()
+    g.turn()
     assert g.st.g[G_VOID_REASON] == VOID_STOCK
     assert g.scores() == [7, 9] and g.round == 1 and g.phase == 0  # next: a new deal
     assert g.dealer == 1  # the deal passed left
@@ -116,9 +116,9 @@ def test_a14_turn_cap_voids_the_round():
     hands = [DEAD, ["2H", "5S", "8C", "JD", "3S", "6C", "9D", "QH", "KC"]]
     deck = deal_order(hands, "4C", ["10D", "7H", "4D", "10C"], dealer=0, rules=rules)
     g = Game(rules, "greedy,greedy", first_dealer=0, decks=[deck])
-    g.step()
+    g.turn()
     for _ in range(3):
-        g.step()
+        g.turn()
     assert g.st.g[G_VOID_REASON] == VOID_TURN_CAP
     assert g.scores() == [0, 0] and g.phase == 0
 

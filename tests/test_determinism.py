@@ -46,3 +46,26 @@ def test_forked_game_replays_identically():
     g.play()
     f.play()
     assert (g.winner, g.round, g.scores(), g.pot) == (f.winner, f.round, f.scores(), f.pot)
+
+
+def test_fork_at_rebuy_decision_plays_both_branches_on_common_random_numbers():
+    g = Game("pagat", "greedy,greedy,greedy,greedy", seed=8)
+    while g.play_to_settle() and not g.rebuy_decisions():
+        g.step()
+    seats = g.rebuy_decisions()
+    assert seats, "a 4-player greedy game reaches a rebuy decision"
+    q = seats[0]
+    others = {o: True for o in seats if o != q}
+    yes = g.fork().settle_with({**others, q: True})
+    no = g.fork().settle_with({**others, q: False})
+    assert yes.rebuys(q) == g.rebuys(q) + 1 and yes.status(q) == 0
+    assert no.status(q) == 2 and no.rebuys(q) == g.rebuys(q)
+    assert yes.pot == no.pot + 1 == g.pot + len(seats)
+    # same random stream afterwards: the next deal of the two branches draws the same numbers
+    assert (yes.st.rng == no.st.rng).all()
+    yes.play()
+    no.play()
+    assert yes.done and no.done
+    # and replaying the 'yes' branch again gives the same game
+    again = g.fork().settle_with({**others, q: True}).play()
+    assert (again.winner, again.round, again.pot) == (yes.winner, yes.round, yes.pot)

@@ -98,6 +98,7 @@ from .layout import (
     N_IDS,
     PH_DEAL,
     PH_DONE,
+    PH_SETTLE,
     PH_TURN,
     PLAY_LAYOFF,
     PLAY_MELD,
@@ -787,19 +788,33 @@ def new_bufs(R):
 
 
 @kernel
-def end_round(st, R, out, rebuy_fns, params, bufs, rounds_rows):
-    """Close a round: score it ([A27]-[A28]), settle it ([A29]-[A33]), record it, pass the deal."""
+def end_round(st, R, out):
+    """A round ended (``out`` went out, or -1: void). Score it at once ([A27]-[A28]); the
+    settlement ([A29]-[A33]) is the next step, PH_SETTLE, so a game can be forked right
+    before its rebuy decisions."""
     g = st.g
-    s = st.s
-    rstat = bufs[5]
     g[G_OUT] = out
     if out < 0:  # [A14] void: no score changes
         g[G_VOIDS] += 1
         for q in range(g[G_NP]):
-            rstat[q] = RS_ACTIVE if s[q, S_STATUS] == ST_ACTIVE else RS_ELIMINATED
-            s[q, S_PENALTY] = 0
+            st.s[q, S_PENALTY] = 0
     else:
         score_round(st, R, out)
+    g[G_PHASE] = PH_SETTLE
+
+
+@kernel
+def settle(st, R, rebuy_fns, params, bufs, rounds_rows):
+    """PH_SETTLE: over / rebuys / elimination / end of game ([A29]-[A33]); record the round;
+    pass the deal ([A5])."""
+    g = st.g
+    s = st.s
+    rstat = bufs[5]
+    out = g[G_OUT]
+    if out < 0:
+        for q in range(g[G_NP]):
+            rstat[q] = RS_ACTIVE if s[q, S_STATUS] == ST_ACTIVE else RS_ELIMINATED
+    else:
         settle_round(st, R, rebuy_fns, params, bufs, rstat)
     r = g[G_ROUND] - 1
     if r < rounds_rows.shape[0]:
@@ -824,7 +839,8 @@ def end_round(st, R, out, rebuy_fns, params, bufs, rounds_rows):
 
 @kernel
 def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs):
-    """Advance the game by one transition: a deal, or one turn (closing the round if it ends).
+    """Advance the game by one transition: PH_DEAL deals, PH_TURN plays one turn (and scores
+    the round if it ends), PH_SETTLE settles the round (rebuys, elimination, game end).
 
     ``decks[r]`` (top first), when ``r < len(decks)`` and the row starts with a card >= 0,
     is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
@@ -860,14 +876,17 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
         g[G_TURNS] += 1
         if res == TURN_OUT:
             s[seat, S_BONUS] = 1 if placed_before == 0 else 0  # [A28]
-            end_round(st, R, seat, rebuy_fns, params, bufs, rounds_rows)
+            end_round(st, R, seat)
         elif res == TURN_VOID:
-            end_round(st, R, -1, rebuy_fns, params, bufs, rounds_rows)
+            end_round(st, R, -1)
         elif g[G_TURN] >= R[R_MAX_TURNS]:
             g[G_VOID_REASON] = VOID_TURN_CAP  # [A14]
-            end_round(st, R, -1, rebuy_fns, params, bufs, rounds_rows)
+            end_round(st, R, -1)
         else:
             g[G_CUR] = next_active(st, seat)
+        return g[G_PHASE]
+    if phase == PH_SETTLE:
+        settle(st, R, rebuy_fns, params, bufs, rounds_rows)
     return g[G_PHASE]
 
 

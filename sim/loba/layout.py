@@ -79,6 +79,7 @@ GF = 24
 PH_DEAL = 0
 PH_TURN = 1
 PH_DONE = 2
+PH_SETTLE = 3  # a round has been scored; rebuys and elimination come next
 VOID_NONE = 0
 VOID_STOCK = 1  # [A14] nothing to draw
 VOID_TURN_CAP = 2  # [A14] max_turns_per_round reached

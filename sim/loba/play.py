@@ -13,12 +13,13 @@ import numpy as np
 from ..cards import JOKER, card_str, parse_cards, position_card
 from ..rng import seed_stream
 from ..rules import RuleSet, make_rules
-from .engine import copy_state, new_bufs, new_state, start_game, step
+from .engine import copy_state, new_bufs, new_state, play_game, start_game, step
 from .layout import (
     G_CUR,
     G_DEALER,
     G_DECK_N,
     G_NMELDS,
+    G_OUT,
     G_PHASE,
     G_PILE_N,
     G_POT,
@@ -34,13 +35,17 @@ from .layout import (
     MAX_CARDS,
     MAX_SEATS,
     MELD_ESCALERA,
+    PH_DEAL,
     PH_DONE,
+    PH_SETTLE,
+    PH_TURN,
     RR_SIZE,
     S_HAND_N,
     S_PAID,
     S_REBUYS,
     S_SCORE,
     S_STATUS,
+    ST_ACTIVE,
 )
 
 
@@ -118,16 +123,24 @@ class Game:
         d, p, x, r, params = self.tables
         return int(step(self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs))
 
-    def play_round(self) -> None:
-        r = self.round
-        while not self.done and (self.round == r or self.phase != 0):
+    def turn(self) -> int:
+        """One deal or one turn; a round that ends is also settled (rebuys, elimination)."""
+        self.step()
+        while self.phase == PH_SETTLE:
             self.step()
-            if self.phase == 0 and self.round > r:
-                break
+        return self.phase
+
+    def play_round(self) -> None:
+        """Play on until the current round (or the next one, if between rounds) is settled."""
+        if self.phase == PH_DEAL and not self.done:
+            self.step()
+        while self.phase in (PH_TURN, PH_SETTLE):
+            self.step()
 
     def play(self) -> Game:
-        while not self.done:
-            self.step()
+        """Play to the end of the game (compiled loop)."""
+        d, p, x, r, params = self.tables
+        play_game(self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs)
         return self
 
     def fork(self) -> Game:
@@ -139,6 +152,45 @@ class Game:
         other.rounds_rows = self.rounds_rows.copy()
         other.bufs = new_bufs(self.R)
         return other
+
+    def rebuy_decisions(self) -> list[int]:
+        """At PH_SETTLE: seats that are over and may rebuy now ([A29]-[A31]), else []."""
+        if self.phase != PH_SETTLE or int(self.st.g[G_OUT]) < 0:
+            return []
+        r = self.rules
+        active = [q for q in range(self.n) if self.status(q) == ST_ACTIVE]
+        over = [q for q in active if self.score(q) >= r.elimination_score]
+        n_surv = len(active) - len(over)
+        if not over or not (n_surv >= 2 or (n_surv == 1 and r.rebuy_with_one_survivor)):
+            return []
+        return [q for q in over if self.rebuys(q) < r.max_rebuys]
+
+    def settle_with(self, choices: dict[int, bool]) -> Game:
+        """At PH_SETTLE: settle the round with the given seats' rebuy decisions forced (the
+        other seats decide by their own rules); later rebuys go back to the seats' rules."""
+        from ..policies.builtin import rebuy_always, rebuy_never
+
+        if self.phase != PH_SETTLE:
+            raise ValueError("settle_with() needs a game waiting to settle a round (PH_SETTLE).")
+        d, p, x, r, params = self.tables
+        forced = tuple(
+            (rebuy_always if choices[q] else rebuy_never) if q in choices else r[q]
+            for q in range(len(r))
+        )
+        self.tables = (d, p, x, forced, params)
+        try:
+            self.step()
+        finally:
+            self.tables = (d, p, x, r, params)
+        return self
+
+    def play_to_settle(self) -> bool:
+        """Play on until a round waits to be settled (True) or the game is over (False)."""
+        while not self.done:
+            if self.phase == PH_SETTLE:
+                return True
+            self.step()
+        return False
 
     # ------------------------------------------------------------ views
     @property
