@@ -27,11 +27,17 @@ def _rules(preset: str | None, sets: tuple[str, ...]):
 
 
 rules_option = click.option(
-    "--rules", "preset", metavar="PRESET", default=None,
+    "--rules",
+    "preset",
+    metavar="PRESET",
+    default=None,
     help=f"Rule preset: {', '.join(PRESETS)} (default pagat).",
 )
 set_option = click.option(
-    "--set", "sets", metavar="KNOB=VALUE", multiple=True,
+    "--set",
+    "sets",
+    metavar="KNOB=VALUE",
+    multiple=True,
     help="Override one rule knob; repeat for more (see 'loba rules').",
 )
 
@@ -58,9 +64,7 @@ def rules_cmd(preset, sets):
     click.echo("  ".join(h.ljust(w[i]) for i, h in enumerate(head)) + "  meaning")
     for r in rows:
         mark = "*" if r[1] != r[2] else " "
-        click.echo(
-            "  ".join(r[i].ljust(w[i]) for i in range(4)) + f" {mark}{r[4]}"
-        )
+        click.echo("  ".join(r[i].ljust(w[i]) for i in range(4)) + f" {mark}{r[4]}")
 
 
 @cli.command("check-meld")
@@ -82,19 +86,29 @@ def check_meld_cmd(preset, sets, cards):
 @cli.command("simulate")
 @rules_option
 @set_option
-@click.option("--seats", default="greedy,greedy,greedy,greedy", show_default=True,
-              help="Comma-separated seat strings, one per player (2-5).")
+@click.option(
+    "--seats",
+    default="greedy,greedy,greedy,greedy",
+    show_default=True,
+    help="Comma-separated seat strings, one per player (2-5).",
+)
 @click.option("--games", default=20000, show_default=True, type=int, help="Games to play.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
 @click.option("--threads", default=None, type=int, help="Worker threads (default: all cores).")
 @click.option("--rounds", "record_rounds", is_flag=True, help="Also record rounds.parquet.")
-@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
-              help="Write a run directory (manifest.json + Parquet tables).")
+@click.option(
+    "--out",
+    "out_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Write a run directory (manifest.json + Parquet tables).",
+)
 @click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def simulate_cmd(preset, sets, seats, games, seed, threads, record_rounds, out_dir, overwrite,
-                 quiet, as_json):
+def simulate_cmd(
+    preset, sets, seats, games, seed, threads, record_rounds, out_dir, overwrite, quiet, as_json
+):
     """Play GAMES complete games and summarise them."""
     from sim.policies import parse_seats
     from sim.runner import simulate
@@ -118,8 +132,15 @@ def simulate_cmd(preset, sets, seats, games, seed, threads, record_rounds, out_d
             bar.update(done - bar.pos)
 
     try:
-        res = simulate(rules, seat_list, games=games, seed=seed, threads=threads,
-                       record_rounds=record_rounds, progress=progress)
+        res = simulate(
+            rules,
+            seat_list,
+            games=games,
+            seed=seed,
+            threads=threads,
+            record_rounds=record_rounds,
+            progress=progress,
+        )
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

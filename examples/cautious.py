@@ -20,7 +20,15 @@ plug-in signature, so the kernel calls it directly, without Python in the loop.
 """
 
 from sim.cards import JOKER
-from sim.loba.layout import DRAW_STOCK, PUB_HAND_N, PUB_NP, PUB_RULES, PUB_SEAT, PUB_STATUS, ST_ACTIVE
+from sim.loba.layout import (
+    DRAW_STOCK,
+    PUB_HAND_N,
+    PUB_NP,
+    PUB_RULES,
+    PUB_SEAT,
+    PUB_STATUS,
+    ST_ACTIVE,
+)
 from sim.policies.api import Policy, decision
 from sim.policies.builtin import best_discard, best_play
 from sim.rules import R_ACE_VALUE

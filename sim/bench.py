@@ -15,9 +15,9 @@ import numpy as np
 
 from .jit import jit
 from .loba.layout import GR_DECISIONS, GR_TURNS, JOKER, MAX_CARDS
+from .policies import parse_seats
 from .rng import below, seed_stream, shuffle
 from .runner import run_chunk, seat_tables, set_threads
-from .policies import parse_seats
 
 
 @jit

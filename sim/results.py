@@ -195,17 +195,21 @@ class Results:
         rounds_total = int(g["rounds"].sum())
         voids = int(g["void_rounds"].sum())
         played_rounds = rounds_total - voids
-        wins = (
-            g.group_by("winner").len().filter(pl.col("winner").is_not_null()).sort("winner")
-        )
+        wins = g.group_by("winner").len().filter(pl.col("winner").is_not_null()).sort("winner")
         counts = dict(zip(wins["winner"].to_list(), wins["len"].to_list(), strict=True))
         seats = []
         for q, label in enumerate(self.seat_labels):
             k = counts.get(q, 0)
             lo, hi = wilson(k, finished)
             seats.append(
-                {"seat": q, "policy": label, "wins": k, "share": k / finished if finished else 0.0,
-                 "ci_low": lo, "ci_high": hi}
+                {
+                    "seat": q,
+                    "policy": label,
+                    "wins": k,
+                    "share": k / finished if finished else 0.0,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
             )
         return {
             "games": n,

@@ -217,9 +217,7 @@ def _coerce(knob: Knob, value: Any) -> Any:
     if knob.kind == "choice":
         s = str(value).strip().lower()
         if s not in knob.choices:
-            raise RuleError(
-                f"Rule '{name}' takes one of {', '.join(knob.choices)}, not '{value}'."
-            )
+            raise RuleError(f"Rule '{name}' takes one of {', '.join(knob.choices)}, not '{value}'.")
         return s
     if knob.kind == "floor" and (value is None or str(value).strip().lower() in ("none", "")):
         return None

@@ -64,8 +64,21 @@ def run_chunk(R, n_players, seed, start, count, tables, record_rounds: int):
         rounds = np.zeros((count, record_rounds, MAX_SEATS, RR_SIZE), dtype=np.int32)
     else:
         rounds = np.zeros((1, 0, MAX_SEATS, RR_SIZE), dtype=np.int32)
-    run_games(R, n_players, np.uint64(seed), start, count, draw, play, discard, rebuy, params,
-              games, seats, rounds)
+    run_games(
+        R,
+        n_players,
+        np.uint64(seed),
+        start,
+        count,
+        draw,
+        play,
+        discard,
+        rebuy,
+        params,
+        games,
+        seats,
+        rounds,
+    )
     return games, seats, rounds
 
 

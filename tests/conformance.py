@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-
 import oracle
+
 from sim.cards import JOKER, card_value
 from sim.loba.layout import G_OUT, PH_DEAL, PH_DONE, PH_SETTLE, PH_TURN, ST_ACTIVE, ST_OUT
 from sim.loba.play import Game
@@ -37,7 +37,9 @@ def _table_problems(game: Game, rules: RuleSet) -> list[str]:
 
 
 def hand_points(counts, rules) -> int:
-    return sum(int(counts[c]) * card_value(c, rules.ace_value, rules.joker_value) for c in range(53))
+    return sum(
+        int(counts[c]) * card_value(c, rules.ace_value, rules.joker_value) for c in range(53)
+    )
 
 
 def check_game(game: Game) -> dict:

@@ -61,8 +61,21 @@ def meld_row(row, cards, rules, owner=0):
         row[M_N] = int(counts.sum())
 
 
-def table(rules=None, seats="greedy,greedy", hands=(), melds=(), pile=(), stock=(), melded=(),
-          placed=(), scores=None, rebuys=None, dealer=0, current=None, seed=0) -> Game:
+def table(
+    rules=None,
+    seats="greedy,greedy",
+    hands=(),
+    melds=(),
+    pile=(),
+    stock=(),
+    melded=(),
+    placed=(),
+    scores=None,
+    rebuys=None,
+    dealer=0,
+    current=None,
+    seed=0,
+) -> Game:
     """A game in the middle of round 1 with exactly the given cards in play.
 
     ``pile`` bottom..top; ``stock`` top first; ``melds`` a list of card lists (owner 0);

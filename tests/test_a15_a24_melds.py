@@ -4,8 +4,8 @@ with the independent oracle in test_oracle_melds.py)."""
 from __future__ import annotations
 
 import numpy as np
-
 from scenario import table
+
 from sim import check_meld
 from sim.cards import JOKER, parse_card
 from sim.loba import engine
@@ -31,8 +31,12 @@ def test_a15_pierna_exactly_three_suits_and_fourth_suit_never_joins():
     assert check_meld(["KS", "KH", "KD", "KS", "KH", "KD"])[0]
     assert not check_meld(["KS", "KH", "KD", "KC"])[0]
     assert not check_meld(["KC", "KC", "KD"])[0]
-    g = table(hands=[DEAD, ["KC", "KS", "2D", "5C", "8H", "JD", "3S", "7C", "QD"]],
-              melds=[["KS", "KH", "KD"]], melded=[1], current=1)
+    g = table(
+        hands=[DEAD, ["KC", "KS", "2D", "5C", "8H", "JD", "3S", "7C", "QD"]],
+        melds=[["KS", "KH", "KD"]],
+        melded=[1],
+        current=1,
+    )
     assert layoff_cards(g, 1) == [C("KS")]  # KC (fourth suit) may not join
 
 
@@ -40,8 +44,13 @@ def test_a15_not_all_four_variant():
     classic = make_rules("classic")
     assert check_meld(["KC", "KC", "KD"], classic)[0]
     assert not check_meld(["KS", "KH", "KD", "KC"], classic)[0]
-    g = table(classic, hands=[DEAD, ["KS", "KC", "2D", "5C", "8H", "JD", "3S", "7C", "QD"]],
-              melds=[["KC", "KC", "KD"]], melded=[1], current=1)
+    g = table(
+        classic,
+        hands=[DEAD, ["KS", "KC", "2D", "5C", "8H", "JD", "3S", "7C", "QD"]],
+        melds=[["KC", "KC", "KD"]],
+        melded=[1],
+        current=1,
+    )
     assert layoff_cards(g, 1) == [C("KS")]  # KS makes three suits; KC would be a third club
 
 
@@ -68,17 +77,26 @@ def test_a18_ambiguous_joker_goes_high_else_low():
     assert check_meld(["QS", "KS", "JK"]) == (True, "escalera QS KS JK(AS)")
     assert check_meld(["KS", "AS", "JK"]) == (True, "escalera JK(QS) KS AS")
     # greedy declares the high end when it melds 5-6-JK
-    g = table(hands=[DEAD, ["5S", "6S", "JK", "2D", "9C", "8H", "KD", "3C", "QH"]], stock=["10D"],
-              pile=["KC"], current=1)
+    g = table(
+        hands=[DEAD, ["5S", "6S", "JK", "2D", "9C", "8H", "KD", "3C", "QH"]],
+        stock=["10D"],
+        pile=["KC"],
+        current=1,
+    )
     g.turn()
     m = g.melds()[0]
     assert (m["lo"], m["hi"], m["joker_positions"]) == (5, 7, [7])
 
 
 def test_a19_table_melds_only_grow():
-    g = table(hands=[DEAD, ["8S", "9S", "4H", "KH", "2D", "5C", "JD", "3C", "QD"]],
-              melds=[["5S", "6S", "7S"], ["4S", "4D", "4C"]], melded=[1], stock=["10S"],
-              pile=["KC"], current=1)
+    g = table(
+        hands=[DEAD, ["8S", "9S", "4H", "KH", "2D", "5C", "JD", "3C", "QD"]],
+        melds=[["5S", "6S", "7S"], ["4S", "4D", "4C"]],
+        melded=[1],
+        stock=["10S"],
+        pile=["KC"],
+        current=1,
+    )
     before = [sorted(m["cards"]) for m in g.melds()]
     g.turn()
     after = [sorted(m["cards"]) for m in g.melds()]
@@ -95,8 +113,12 @@ def test_a20_layoff_requires_own_meld():
     assert layoff_cards(g, 1) == []
     g = table(hands=[DEAD, hand], melds=[["5S", "6S", "7S"]], current=1, melded=[1])
     assert layoff_cards(g, 1) == [C("8S")]
-    g = table(make_rules(layoff_requires_own_meld=False), hands=[DEAD, hand],
-              melds=[["5S", "6S", "7S"]], current=1)
+    g = table(
+        make_rules(layoff_requires_own_meld=False),
+        hands=[DEAD, hand],
+        melds=[["5S", "6S", "7S"]],
+        current=1,
+    )
     assert layoff_cards(g, 1) == [C("8S")]
 
 
@@ -107,16 +129,26 @@ def test_a21_layoffs_on_escalera_ends_and_joker_as_new_end():
     assert cards == sorted([C("4S"), C("8S"), JOKER, JOKER])  # 9S does not touch an end
     g = table(hands=[DEAD, hand], melds=[["5S", "JK", "7S"]], current=1, melded=[1])
     assert JOKER not in layoff_cards(g, 1)  # jokers_per_escalera = 1 already used
-    g = table(hands=[DEAD, ["AS", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]],
-              melds=[["QS", "KS", "AS"]], current=1, melded=[1])
+    g = table(
+        hands=[DEAD, ["AS", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]],
+        melds=[["QS", "KS", "AS"]],
+        current=1,
+        melded=[1],
+    )
     assert layoff_cards(g, 1) == [C("JS")] * 0 + []  # the ace is already high; no JS in hand
 
 
 def test_a22_end_joker_jumps_to_other_end():
     # 5-6-7-8-JK(9) + 9S -> JK(4)-5-6-7-8-9
     hand = ["9S", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]
-    g = table(hands=[DEAD, hand], melds=[["5S", "6S", "7S", "8S", "JK"]], current=1, melded=[1],
-              stock=["10D"], pile=["KC"])
+    g = table(
+        hands=[DEAD, hand],
+        melds=[["5S", "6S", "7S", "8S", "JK"]],
+        current=1,
+        melded=[1],
+        stock=["10D"],
+        pile=["KC"],
+    )
     g.turn()
     m = g.melds()[0]
     assert (m["lo"], m["hi"], m["joker_positions"]) == (4, 9, [4])
@@ -129,8 +161,13 @@ def test_a22_move_illegal_past_the_ace_and_middle_joker_frozen():
     assert C("JS") not in layoff_cards(g, 1)
     g = table(hands=[DEAD, hand], melds=[["5S", "JK", "7S"]], current=1, melded=[1])
     assert C("6S") not in layoff_cards(g, 1)  # middle joker is frozen
-    g = table(make_rules(joker_end_move=False), hands=[DEAD, ["9S"] + hand[1:]],
-              melds=[["5S", "6S", "7S", "8S", "JK"]], current=1, melded=[1])
+    g = table(
+        make_rules(joker_end_move=False),
+        hands=[DEAD, ["9S"] + hand[1:]],
+        melds=[["5S", "6S", "7S", "8S", "JK"]],
+        current=1,
+        melded=[1],
+    )
     assert C("9S") not in layoff_cards(g, 1)
 
 
@@ -139,9 +176,14 @@ def test_a23_joker_never_returns_to_a_hand():
 
     res = sim.simulate("pagat", "greedy,greedy,greedy", games=1, seed=4)
     assert res.games.height == 1
-    g = table(hands=[DEAD, ["9S", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]],
-              melds=[["5S", "6S", "7S", "8S", "JK"]], current=1, melded=[1], stock=["10D"],
-              pile=["KC"])
+    g = table(
+        hands=[DEAD, ["9S", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]],
+        melds=[["5S", "6S", "7S", "8S", "JK"]],
+        current=1,
+        melded=[1],
+        stock=["10D"],
+        pile=["KC"],
+    )
     g.turn()
     assert g.hand_counts(1)[JOKER] == 0 and sum(m["cards"].count(JOKER) for m in g.melds()) == 1
 
@@ -154,12 +196,25 @@ def test_a24_joker_discard_last_only_and_allowed():
     g = table(hands=[DEAD, ["JK"]], stock=["JK"], pile=["9D"], current=1)
     g.turn()  # all jokers: one may go
     assert g.hand_counts(1)[JOKER] == 1 and g.pile()[-1] == JOKER
-    g = table(make_rules("classic"), hands=[DEAD, ["JK", "2H"]], stock=["3C"], pile=["9D"],
-              current=1, seats="random,random")
+    g = table(
+        make_rules("classic"),
+        hands=[DEAD, ["JK", "2H"]],
+        stock=["3C"],
+        pile=["9D"],
+        current=1,
+        seats="random,random",
+    )
     seen = set()
     for seed in range(30):
-        g2 = table(make_rules("classic"), hands=[DEAD, ["JK", "2H"]], stock=["3C"], pile=["9D"],
-                   current=1, seats="random,random", seed=seed)
+        g2 = table(
+            make_rules("classic"),
+            hands=[DEAD, ["JK", "2H"]],
+            stock=["3C"],
+            pile=["9D"],
+            current=1,
+            seats="random,random",
+            seed=seed,
+        )
         g2.turn()
         seen.add(g2.pile()[-1])
     assert JOKER in seen  # allowed under joker_discard=allowed

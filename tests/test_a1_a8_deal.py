@@ -15,7 +15,7 @@ def test_a1_two_to_five_players(pagat):
     for n in (2, 3, 4, 5):
         pagat.check_players(n)
     for n in (1, 6):
-        with pytest.raises(RuleError, match=r"2 to 5 players, not %d \[A1\]" % n):
+        with pytest.raises(RuleError, match=rf"2 to 5 players, not {n} \[A1\]"):
             pagat.check_players(n)
 
 
@@ -47,7 +47,9 @@ def test_a4_every_player_pays_the_stake_into_the_pot():
 
 def test_a5_first_dealer_is_seeded_and_covers_every_seat():
     firsts = [Game(make_rules(), "greedy,greedy,greedy,greedy", seed=s).dealer for s in range(400)]
-    assert firsts == [Game(make_rules(), "greedy,greedy,greedy,greedy", seed=s).dealer for s in range(400)]
+    assert firsts == [
+        Game(make_rules(), "greedy,greedy,greedy,greedy", seed=s).dealer for s in range(400)
+    ]
     counts = np.bincount(firsts, minlength=4)
     assert counts.min() > 60  # every seat deals first about a quarter of the time
 
@@ -72,9 +74,11 @@ def test_a5_deal_passes_left_skipping_eliminated_players():
 
 
 def test_a6_deal_one_card_at_a_time_from_dealers_left():
-    top = parse_cards([f"{r}S" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]]
-                      + [f"{r}H" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]]
-                      + [f"{r}D" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]])
+    top = parse_cards(
+        [f"{r}S" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]]
+        + [f"{r}H" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]]
+        + [f"{r}D" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9"]]
+    )
     g = Game(make_rules(), "greedy,greedy,greedy", first_dealer=0, decks=[stack_deck(top)])
     g.turn()
     # card i goes to seat (dealer + 1 + i) % 3

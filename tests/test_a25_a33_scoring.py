@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-
 from scenario import table
+
 from sim.cards import parse_card
 from sim.loba import engine
-from sim.loba.layout import G_OUT, MAX_ACTS, PLAY_MELD, ST_ACTIVE, ST_OUT, A_TYPE
+from sim.loba.layout import A_TYPE, G_OUT, MAX_ACTS, PLAY_MELD, ST_ACTIVE, ST_OUT
 from sim.rules import make_rules
 
 C = parse_card
@@ -43,8 +43,14 @@ def test_a26_go_out_needs_discard_variant_keeps_a_card():
 
 
 def test_a27_round_score_is_cards_left_in_hand():
-    g = table(hands=[DEAD, OUT_BY_PLAYS, ["AS", "JK", "10H", "2D", "3C", "7H", "8S", "QD", "4C"]],
-              seats="greedy,greedy,greedy", stock=["KH"], pile=["2C"], current=1, placed=[1])
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS, ["AS", "JK", "10H", "2D", "3C", "7H", "8S", "QD", "4C"]],
+        seats="greedy,greedy,greedy",
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        placed=[1],
+    )
     g.turn()
     # seat 1 out (had placed before: no bonus); seat 0 holds 63; seat 2: 10+10+10+2+3+7+8+10+4
     assert g.scores() == [63, 0, 64]
@@ -54,12 +60,19 @@ def test_a28_one_turn_bonus_and_negative_totals():
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1)
     g.turn()
     assert g.scores() == [63, -10]
-    g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1, placed=[1],
-              scores=[5, 5])
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1, placed=[1], scores=[5, 5]
+    )
     g.turn()
     assert g.scores() == [68, 5]  # something was on the table before this turn: no bonus
-    g = table(make_rules(score_floor=0), hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"],
-              current=1, scores=[0, 4])
+    g = table(
+        make_rules(score_floor=0),
+        hands=[DEAD, OUT_BY_PLAYS],
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[0, 4],
+    )
     g.turn()
     assert g.scores() == [63, 0]  # floored at 0
 
@@ -72,16 +85,29 @@ def test_a28_bonus_also_when_last_card_is_discarded():
 
 def test_a29_all_scores_applied_then_over_marked():
     # seat 1 goes out with the bonus; seats 0 and 2 both cross 101 in the same round
-    g = table(hands=[DEAD, OUT_BY_PLAYS, DEAD], seats="greedy,greedy,greedy", stock=["KH"],
-              pile=["2C"], current=1, scores=[50, 95, 40], rebuys=[2, 0, 2])
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS, DEAD],
+        seats="greedy,greedy,greedy",
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[50, 95, 40],
+        rebuys=[2, 0, 2],
+    )
     g.turn()
     assert g.scores() == [113, 85, 103]
     assert g.status(0) == ST_OUT and g.status(2) == ST_OUT and g.winner == 1
 
 
 def test_a30_rebuy_takes_highest_survivor_score_and_pays():
-    g = table(hands=[DEAD, OUT_BY_PLAYS, ["2H", "3S"], DEAD], seats="greedy,greedy,greedy,greedy",
-              stock=["KH"], pile=["2C"], current=1, scores=[50, 30, 80, 10])
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS, ["2H", "3S"], DEAD],
+        seats="greedy,greedy,greedy,greedy",
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[50, 30, 80, 10],
+    )
     pot = g.pot
     g.turn()
     # after scoring: 113 (over), 20, 85, 73 -> seat 0 rebuys at 85 (highest not over)
@@ -91,8 +117,15 @@ def test_a30_rebuy_takes_highest_survivor_score_and_pays():
 
 
 def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
-    g = table(hands=[DEAD, OUT_BY_PLAYS, DEAD, ["2H", "3S"]], seats="greedy,greedy,greedy,greedy",
-              stock=["KH"], pile=["2C"], current=1, scores=[50, 30, 60, 10], rebuys=[0, 0, 2, 0])
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS, DEAD, ["2H", "3S"]],
+        seats="greedy,greedy,greedy,greedy",
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[50, 30, 60, 10],
+        rebuys=[0, 0, 2, 0],
+    )
     g.turn()
     # 113 and 123 over; survivors 20 and 15 -> seat 0 rebuys at 20, seat 2 has used 2 rebuys
     assert g.scores()[0] == 20 and g.status(0) == ST_ACTIVE
@@ -100,8 +133,14 @@ def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
 
 
 def test_a30_rebuy_is_the_policys_choice():
-    g = table(hands=[DEAD, OUT_BY_PLAYS, ["2H"]], seats="greedy+rebuy=never,greedy,greedy",
-              stock=["KH"], pile=["2C"], current=1, scores=[50, 30, 10])
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS, ["2H"]],
+        seats="greedy+rebuy=never,greedy,greedy",
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[50, 30, 10],
+    )
     g.turn()
     assert g.status(0) == ST_OUT and g.rebuys(0) == 0 and g.paid(0) == 1
 
@@ -110,15 +149,28 @@ def test_a31_no_rebuy_with_one_survivor_and_variant():
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1, scores=[50, 30])
     g.turn()
     assert g.winner == 1 and g.status(0) == ST_OUT and g.rebuys(0) == 0
-    g = table(make_rules(rebuy_with_one_survivor=True), hands=[DEAD, OUT_BY_PLAYS], stock=["KH"],
-              pile=["2C"], current=1, scores=[50, 30])
+    g = table(
+        make_rules(rebuy_with_one_survivor=True),
+        hands=[DEAD, OUT_BY_PLAYS],
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[50, 30],
+    )
     g.turn()
     assert g.winner is None and g.rebuys(0) == 1 and g.scores() == [20, 20]
 
 
 def test_a32_over_without_rebuy_is_out_for_good():
-    g = table(hands=[DEAD, OUT_BY_PLAYS, ["2H"]], seats="greedy,greedy,greedy", stock=["KH"],
-              pile=["2C"], current=1, scores=[50, 30, 10], rebuys=[2, 0, 0])
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS, ["2H"]],
+        seats="greedy,greedy,greedy",
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[50, 30, 10],
+        rebuys=[2, 0, 0],
+    )
     g.turn()
     assert g.status(0) == ST_OUT and g.st.s[0, 7] == 1  # eliminated in round 1
     g.turn()  # next deal: seat 0 gets no cards
@@ -134,5 +186,11 @@ def test_a33_last_player_takes_the_pot_and_net_is_pot_minus_paid():
     assert (win["won"] == win["pot"]).all()
     assert (s["paid"] == 2 + 3 * s["rebuys"]).all()
     assert (s["net"] == s["won"] - s["paid"]).all()
-    assert (res.games["pot"] == 6 + 3 * res.seats.group_by("game").agg(
-        __import__("polars").col("rebuys").sum()).sort("game")["rebuys"]).all()
+    assert (
+        res.games["pot"]
+        == 6
+        + 3
+        * res.seats.group_by("game")
+        .agg(__import__("polars").col("rebuys").sum())
+        .sort("game")["rebuys"]
+    ).all()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-
 from scenario import ids, table
+
 from sim.cards import parse_card
 from sim.loba import engine
 from sim.loba.layout import G_RESHUFFLES, G_VOID_REASON, MAX_ACTS, VOID_STOCK, VOID_TURN_CAP
@@ -25,8 +25,12 @@ def plan_take(g, seat, card):
 
 
 def test_a9_turn_is_draw_plays_discard():
-    g = table(hands=[DEAD, ["4S", "5S", "6S", "9H", "9D", "9C", "2C", "7D", "10H"]],
-              pile=["KC"], stock=["QH"], current=1)
+    g = table(
+        hands=[DEAD, ["4S", "5S", "6S", "9H", "9D", "9C", "2C", "7D", "10H"]],
+        pile=["KC"],
+        stock=["QH"],
+        current=1,
+    )
     g.turn()
     # seat 1 drew QH, put down 4-5-6S and the 9s, discarded one card: 9 - 6 + 1 - 1 = 3 left
     assert g.hand_size(1) == 3
@@ -38,13 +42,19 @@ def test_a10_draw_takes_top_of_stock():
     g = table(hands=[DEAD, DEAD], pile=["KC"], stock=["AH", "AD"], current=1)
     g.turn()
     assert g.stock() == [C("AD")]
-    assert C("AH") in [c for c in range(53) for _ in range(g.hand_counts(1)[c])] or g.pile()[-1] == C("AH")
+    assert C("AH") in [c for c in range(53) for _ in range(g.hand_counts(1)[c])] or g.pile()[
+        -1
+    ] == C("AH")
 
 
 def test_a11_take_allowed_only_if_card_reaches_table():
     # 7S fits 5S 6S in hand: a new meld with it -> takeable
-    g = table(hands=[DEAD, ["5S", "6S", "2H", "5D", "8C", "JD", "3C", "9H", "QC"]], pile=["7S"],
-              stock=["KH"], current=1)
+    g = table(
+        hands=[DEAD, ["5S", "6S", "2H", "5D", "8C", "JD", "3C", "9H", "QC"]],
+        pile=["7S"],
+        stock=["KH"],
+        current=1,
+    )
     assert plan_take(g, 1, "7S")[0] == 1
     # KH fits nothing -> not takeable
     assert plan_take(g, 1, "8H")[0] == 0
@@ -55,10 +65,19 @@ def test_a11_layoff_take_needs_own_meld_and_new_meld_only_forbids_it():
     hand = ["2H", "5D", "8C", "JD", "3C", "9H", "QC", "KC", "4D"]
     g = table(hands=[DEAD, hand], melds=table_meld, pile=["8S"], stock=["KH"], current=1)
     assert plan_take(g, 1, "8S")[0] == 0  # [A20] no meld of its own this round
-    g = table(hands=[DEAD, hand], melds=table_meld, pile=["8S"], stock=["KH"], current=1, melded=[1])
+    g = table(
+        hands=[DEAD, hand], melds=table_meld, pile=["8S"], stock=["KH"], current=1, melded=[1]
+    )
     assert plan_take(g, 1, "8S")[0] == 1
-    g = table(make_rules(discard_take="new_meld_only"), hands=[DEAD, hand], melds=table_meld,
-              pile=["8S"], stock=["KH"], current=1, melded=[1])
+    g = table(
+        make_rules(discard_take="new_meld_only"),
+        hands=[DEAD, hand],
+        melds=table_meld,
+        pile=["8S"],
+        stock=["KH"],
+        current=1,
+        melded=[1],
+    )
     assert plan_take(g, 1, "8S")[0] == 0
     # a meld from hand first, then the lay-off (Q1b): the engine finds the sequence
     hand2 = ["9D", "9C", "9H", "2H", "5D", "JD", "3C", "QC", "KC"]
@@ -70,8 +89,14 @@ def test_a11_layoff_take_needs_own_meld_and_new_meld_only_forbids_it():
 def test_a11_take_through_a_chain_of_layoffs():
     # table 5-6-7S, hand holds 8S 9S: lay them off, then the taken 10S
     hand = ["8S", "9S", "2H", "5D", "JD", "3C", "QC", "KC", "4D"]
-    g = table(hands=[DEAD, hand], melds=[["5S", "6S", "7S"]], pile=["10S"], stock=["KH"],
-              current=1, melded=[1])
+    g = table(
+        hands=[DEAD, hand],
+        melds=[["5S", "6S", "7S"]],
+        pile=["10S"],
+        stock=["KH"],
+        current=1,
+        melded=[1],
+    )
     k, _ = plan_take(g, 1, "10S")
     assert k in (1, 3)  # 8S-9S-10S is also a new meld of its own
     g.turn()
@@ -97,8 +122,13 @@ def test_a13_rebuild_keeps_top_discard():
 
 
 def test_a13_rebuild_whole_pile_variant():
-    g = table(make_rules(reshuffle_keep_top=False), hands=[DEAD, DEAD], pile=["AH", "2D", "3C", "7C"],
-              stock=[], current=1)
+    g = table(
+        make_rules(reshuffle_keep_top=False),
+        hands=[DEAD, DEAD],
+        pile=["AH", "2D", "3C", "7C"],
+        stock=[],
+        current=1,
+    )
     g.turn()
     assert len(g.stock()) == 3 and len(g.pile()) == 1
 

@@ -61,32 +61,81 @@ def test_non_empty_out_refused_unless_overwrite(capsys, tmp_path):
     (tmp_path / "junk.txt").write_text("x")
     code, _, err = run(capsys, "simulate", "--games", "10", "--out", str(tmp_path), "--quiet")
     assert code == 2 and "not empty" in err and len(err.strip().splitlines()) == 1
-    code, _, _ = run(capsys, "simulate", "--games", "10", "--out", str(tmp_path), "--quiet",
-                     "--overwrite")
+    code, _, _ = run(
+        capsys, "simulate", "--games", "10", "--out", str(tmp_path), "--quiet", "--overwrite"
+    )
     assert code == 0 and (tmp_path / "games.parquet").exists()
 
 
 def test_simulate_writes_run_directory(capsys, tmp_path):
     out = tmp_path / "run"
-    code, text, _ = run(capsys, "simulate", "--rules", "classic", "--set", "elimination_score=151",
-                        "--seats", "greedy,hold:patience=2,random+rebuy=never", "--games", "300",
-                        "--seed", "9", "--rounds", "--out", str(out))
+    code, text, _ = run(
+        capsys,
+        "simulate",
+        "--rules",
+        "classic",
+        "--set",
+        "elimination_score=151",
+        "--seats",
+        "greedy,hold:patience=2,random+rebuy=never",
+        "--games",
+        "300",
+        "--seed",
+        "9",
+        "--rounds",
+        "--out",
+        str(out),
+    )
     assert code == 0
     assert "300 games" in text and "win share by seat" in text
     man = json.loads((out / "manifest.json").read_text())
     assert man["rules_id"] == "classic(elimination_score=151)"
-    assert man["rules"]["elimination_score"] == 151 and man["rules"]["pierna_suits"] == "not_all_four"
+    assert (
+        man["rules"]["elimination_score"] == 151 and man["rules"]["pierna_suits"] == "not_all_four"
+    )
     assert man["seats"] == ["greedy", "hold:patience=2", "random+rebuy=never"]
     assert man["games"] == 300 and man["seed"] == 9 and "numba" in man["versions"]
     games = pl.read_parquet(out / "games.parquet")
     seats = pl.read_parquet(out / "seats.parquet")
     rounds = pl.read_parquet(out / "rounds.parquet")
-    assert games.columns[:10] == ["game", "seed", "rules_id", "n_players", "winner", "rounds",
-                                  "turns", "void_rounds", "pot", "reshuffles"]
-    assert seats.columns[:10] == ["game", "seat", "policy", "final_score", "rebuys",
-                                  "eliminated_round", "place", "paid", "won", "net"]
-    assert rounds.columns[:12] == ["game", "round", "seat", "dealer", "went_out", "one_turn_bonus",
-                                   "penalty", "score_after", "status", "turns", "reshuffles", "void"]
+    assert games.columns[:10] == [
+        "game",
+        "seed",
+        "rules_id",
+        "n_players",
+        "winner",
+        "rounds",
+        "turns",
+        "void_rounds",
+        "pot",
+        "reshuffles",
+    ]
+    assert seats.columns[:10] == [
+        "game",
+        "seat",
+        "policy",
+        "final_score",
+        "rebuys",
+        "eliminated_round",
+        "place",
+        "paid",
+        "won",
+        "net",
+    ]
+    assert rounds.columns[:12] == [
+        "game",
+        "round",
+        "seat",
+        "dealer",
+        "went_out",
+        "one_turn_bonus",
+        "penalty",
+        "score_after",
+        "status",
+        "turns",
+        "reshuffles",
+        "void",
+    ]
     assert rounds.height == int(games["rounds"].sum()) * 3
     # scores add up: the last round's score_after is the final score
     last = rounds.sort("round").group_by("game", "seat").last().sort("game", "seat")
@@ -108,13 +157,20 @@ def test_check_meld_exit_codes(capsys):
     code, out, _ = run(capsys, "check-meld", "5s", "6S", "jk")
     assert code == 0 and out.strip() == "valid: escalera 5S 6S JK(7S)"
     code, out, _ = run(capsys, "check-meld", "KS", "KH", "KD", "KC")
-    assert code == 1 and out.strip() == "invalid: [A15] a pierna must use exactly three different suits"
+    assert (
+        code == 1
+        and out.strip() == "invalid: [A15] a pierna must use exactly three different suits"
+    )
     code, out, _ = run(capsys, "check-meld", "--rules", "classic", "KS", "KH", "KD", "KC")
     assert code == 1 and "[A15] a pierna may not cover all four suits" in out
 
 
 def test_console_script_in_real_process_has_no_traceback():
-    out = subprocess.run([sys.executable, "-c", "import cli; cli.run()", "simulate", "--set",
-                          "decks=9"], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", "import cli; cli.run()", "simulate", "--set", "decks=9"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert out.returncode == 2
     assert out.stderr.strip() == "Error: Rule 'decks' must be between 1 and 3, not 9."

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import conformance
 import pytest
 
-import conformance
 from sim.rules import PRESETS, make_rules
 
 POLICIES = ["random", "greedy", "hold"]
@@ -53,12 +53,19 @@ def test_conformance_without_jit():
     code = (
         "import conformance\n"
         "from sim.rules import make_rules\n"
-        "s = conformance.run(make_rules('pagat', elimination_score=40), 'greedy,random,hold', 1, 5)\n"
+        "r = make_rules('pagat', elimination_score=40)\n"
+        "s = conformance.run(r, 'greedy,random,hold', 1, 5)\n"
         "s2 = conformance.run(make_rules('rami', elimination_score=30), 'greedy,hold', 1, 6)\n"
         "print('games', s['games'] + s2['games'], 'rounds', s['rounds'] + s2['rounds'])\n"
     )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(here))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         cwd=here.parent, timeout=900)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=here.parent,
+        timeout=900,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("games 2 rounds ")

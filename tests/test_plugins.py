@@ -32,12 +32,16 @@ def test_plugin_functions_are_compiled_with_the_plugin_signature():
 
 
 def test_example_cautious_policy_runs_and_takes_no_discards():
-    res = sim.simulate("pagat", f"{CAUTIOUS}:cautious:alarm=2,greedy,greedy,greedy", games=400, seed=2)
+    res = sim.simulate(
+        "pagat", f"{CAUTIOUS}:cautious:alarm=2,greedy,greedy,greedy", games=400, seed=2
+    )
     assert res.seat_labels[0] == f"{CAUTIOUS}:cautious:alarm=2"
     share = res.summary()["seats"][0]["share"]
     assert 0.0 < share < 1.0
     # identical seeds, identical tables: the plug-in is as deterministic as the built-ins
-    again = sim.simulate("pagat", f"{CAUTIOUS}:cautious:alarm=2,greedy,greedy,greedy", games=400, seed=2)
+    again = sim.simulate(
+        "pagat", f"{CAUTIOUS}:cautious:alarm=2,greedy,greedy,greedy", games=400, seed=2
+    )
     assert res.games.equals(again.games)
 
 

@@ -75,8 +75,20 @@ def write_records(st, games_row, seats_rows):
 
 @jit
 def play_one(
-    R, n_players, seed, index, draw_fns, play_fns, discard_fns, rebuy_fns, params,
-    decks, first_dealer, games_row, seats_rows, rounds_rows,
+    R,
+    n_players,
+    seed,
+    index,
+    draw_fns,
+    play_fns,
+    discard_fns,
+    rebuy_fns,
+    params,
+    decks,
+    first_dealer,
+    games_row,
+    seats_rows,
+    rounds_rows,
 ):
     """Play game ``index`` of run ``seed`` to its end and write its records; returns the state.
 
@@ -94,14 +106,37 @@ def play_one(
 
 @jit(parallel=True)
 def run_games(
-    R, n_players, seed, start, count, draw_fns, play_fns, discard_fns, rebuy_fns, params,
-    games_out, seats_out, rounds_out,
+    R,
+    n_players,
+    seed,
+    start,
+    count,
+    draw_fns,
+    play_fns,
+    discard_fns,
+    rebuy_fns,
+    params,
+    games_out,
+    seats_out,
+    rounds_out,
 ):
     record = rounds_out.shape[0] == count
     for i in numba.prange(count):
         decks = np.full((1, MAX_CARDS), -1, dtype=np.int16)
         rr = rounds_out[i] if record else rounds_out[0]
         play_one(
-            R, n_players, seed, start + i, draw_fns, play_fns, discard_fns, rebuy_fns, params,
-            decks, -1, games_out[i], seats_out[i], rr,
+            R,
+            n_players,
+            seed,
+            start + i,
+            draw_fns,
+            play_fns,
+            discard_fns,
+            rebuy_fns,
+            params,
+            decks,
+            -1,
+            games_out[i],
+            seats_out[i],
+            rr,
         )

@@ -312,8 +312,9 @@ def gen_new_melds(hand, hand_n, R, acts, n):
                         for a, b in ((lo + 1, hi), (lo, hi - 1)):
                             wb = window_bits(a, b)
                             if popcount(wb & m) >= 2:
-                                n = _emit(acts, n, PLAY_MELD, MELD_ESCALERA, s, a, b, wb & ~m,
-                                          length - 1)
+                                n = _emit(
+                                    acts, n, PLAY_MELD, MELD_ESCALERA, s, a, b, wb & ~m, length - 1
+                                )
                     continue
                 wb = window_bits(lo, hi)
                 n = _emit(acts, n, PLAY_MELD, MELD_ESCALERA, s, lo, hi, wb & ~m, length)

@@ -92,8 +92,16 @@ def deal_order(hands, upcard, stock_top=(), dealer=0, rules: RuleSet | None = No
 class Game:
     """One game, stepped by the kernel. ``decks``: list of per-round decks (top first)."""
 
-    def __init__(self, rules=None, seats="greedy,greedy", seed=0, index=0, decks=None,
-                 first_dealer=-1, record_rounds=True):
+    def __init__(
+        self,
+        rules=None,
+        seats="greedy,greedy",
+        seed=0,
+        index=0,
+        decks=None,
+        first_dealer=-1,
+        record_rounds=True,
+    ):
         from ..policies import parse_seats
         from ..runner import resolve_rules, seat_tables
 
@@ -121,7 +129,9 @@ class Game:
     def step(self) -> int:
         """One deal or one turn; returns the new phase."""
         d, p, x, r, params = self.tables
-        return int(step(self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs))
+        return int(
+            step(self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs)
+        )
 
     def turn(self) -> int:
         """One deal or one turn; a round that ends is also settled (rebuys, elimination)."""
@@ -272,11 +282,21 @@ class Game:
                 lo, hi, jm = int(row[M_LO]), int(row[M_HI]), int(row[M_JMASK])
                 cards = [JOKER if (jm >> p) & 1 else position_card(p, s) for p in range(lo, hi + 1)]
                 jokers = [p for p in range(lo, hi + 1) if (jm >> p) & 1]
-                out.append({"kind": "escalera", "suit": s, "lo": lo, "hi": hi, "cards": cards,
-                            "joker_positions": jokers})
+                out.append(
+                    {
+                        "kind": "escalera",
+                        "suit": s,
+                        "lo": lo,
+                        "hi": hi,
+                        "cards": cards,
+                        "joker_positions": jokers,
+                    }
+                )
             else:
                 r = int(row[M_KEY])
-                cards = [sidx * 13 + r - 1 for sidx in range(4) for _ in range(int(row[M_C0 + sidx]))]
+                cards = [
+                    sidx * 13 + r - 1 for sidx in range(4) for _ in range(int(row[M_C0 + sidx]))
+                ]
                 out.append({"kind": "pierna", "rank": r, "cards": cards})
         return out
 

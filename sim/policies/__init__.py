@@ -120,8 +120,10 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
     ref = [p for p in segs if "=" not in p]
     pairs = [p for p in segs if "=" in p]
     if not ref or len(ref) > 2 or any(not p for p in ref):
-        raise SeatError(f"'{seat_text}' is not a seat: write e.g. greedy, hold:patience=3 or "
-                        "mymod.py:cautious+rebuy=never.")
+        raise SeatError(
+            f"'{seat_text}' is not a seat: write e.g. greedy, hold:patience=3 or "
+            "mymod.py:cautious+rebuy=never."
+        )
     obj, name = _resolve(ref, registry, kind, what)
     values = dict(obj.params)
     for p in pairs:
@@ -129,13 +131,17 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
         k = k.strip()
         if k not in values:
             known = ", ".join(values) or "none"
-            raise SeatError(f"{what.capitalize()} '{name}' has no parameter '{k}' (it has: {known}).")
+            raise SeatError(
+                f"{what.capitalize()} '{name}' has no parameter '{k}' (it has: {known})."
+            )
         try:
             values[k] = float(v)
         except ValueError:
             raise SeatError(f"Parameter '{k}' of '{name}' takes a number, not '{v}'.") from None
     if len(values) > POLICY_SLOTS:
-        raise SeatError(f"{what.capitalize()} '{name}' declares more than {POLICY_SLOTS} parameters.")
+        raise SeatError(
+            f"{what.capitalize()} '{name}' declares more than {POLICY_SLOTS} parameters."
+        )
     return obj, name, tuple(values.items())
 
 

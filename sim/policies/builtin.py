@@ -230,9 +230,16 @@ def rebuy_if_opponents(hand, melds, pile, pub, params, rng, acts, n):
 
 
 POLICIES = {
-    "random": Policy("random", random_draw, random_play, random_discard, {}, "uniform among legal options"),
+    "random": Policy(
+        "random", random_draw, random_play, random_discard, {}, "uniform among legal options"
+    ),
     "greedy": Policy(
-        "greedy", greedy_draw, greedy_play, greedy_discard, {}, "plays all it can, discards its costliest useless card"
+        "greedy",
+        greedy_draw,
+        greedy_play,
+        greedy_discard,
+        {},
+        "plays all it can, discards its costliest useless card",
     ),
     "hold": Policy(
         "hold",
@@ -248,6 +255,9 @@ REBUY_RULES = {
     "always": RebuyRule("always", rebuy_always, {}, "always rebuy when allowed"),
     "never": RebuyRule("never", rebuy_never, {}, "never rebuy"),
     "if_opponents": RebuyRule(
-        "if_opponents", rebuy_if_opponents, {"k": 2.0}, "rebuy while at least k others are under the limit"
+        "if_opponents",
+        rebuy_if_opponents,
+        {"k": 2.0},
+        "rebuy while at least k others are under the limit",
     ),
 }
