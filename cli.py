@@ -186,6 +186,393 @@ def bench_cmd(games, seats, preset, sets):
         click.echo(line)
 
 
+@cli.command("replay")
+@rules_option
+@set_option
+@click.option("--seats", default="greedy,greedy,greedy,greedy", show_default=True,
+              help="The run's seats (comma-separated seat strings).")
+@click.option("--seed", required=True, type=int, help="The run's seed.")
+@click.option("--game", "game", required=True, type=int, help="Game index within the run.")
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
+              show_default=True)
+@click.option("--round", "only_round", type=int, default=None, help="Show one round only.")
+def replay_cmd(preset, sets, seats, seed, game, fmt, only_round):
+    """Play game GAME of a run again and show every move (text) or every event (jsonl)."""
+    from sim.policies import parse_seats
+    from sim.trace import replay, to_jsonl, to_text
+
+    rules = _rules(preset, sets)
+    seat_list = parse_seats(seats)
+    rules.check_players(len(seat_list))
+    events = replay(rules, seat_list, seed=seed, game=game)
+    if only_round is not None and not any(e.get("round") == only_round for e in events):
+        raise ValueError(f"Game {game} has no round {only_round}.")
+    if fmt == "jsonl":
+        if only_round is not None:
+            events = [e for e in events if e.get("round") in (None, only_round)]
+        click.echo(to_jsonl(events), nl=False)
+    else:
+        click.echo(to_text(events, only_round), nl=False)
+
+
+@cli.command("audit")
+@click.argument("trace", type=click.Path(dir_okay=False))
+def audit_cmd(trace):
+    """Re-check a JSON Lines trace against the rules with the independent auditor."""
+    import runpy
+
+    path = Path(__file__).resolve().parent / "tests" / "auditor.py"
+    if not path.exists():
+        raise FileNotFoundError(
+            "The auditor lives in the source checkout (tests/auditor.py); run 'loba audit' "
+            "from an editable install."
+        )
+    if not Path(trace).is_file():
+        raise FileNotFoundError(f"Trace file '{trace}' does not exist.")
+    mod = runpy.run_path(str(path))
+    sys.exit(mod["main"]([trace]))
+
+
+# ---------------------------------------------------------------- analysis (analysis/)
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Output: a readable table, CSV or JSON records.",
+)
+label_option = click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    metavar="NAME",
+    help="Name each RUN_DIR (one --label per directory, in order); same name = pooled.",
+)
+
+
+class _WarnToStderr:
+    """Show the analysis' warnings (e.g. an interrupted run) as one line on stderr."""
+
+    def __enter__(self):
+        import warnings
+
+        self._cm = warnings.catch_warnings(record=True)
+        self._seen = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        self._cm.__exit__(*exc)
+        for w in self._seen:
+            click.echo(f"Warning: {w.message}", err=True)
+        return False
+
+
+@cli.command("summarize")
+@click.argument("run_dirs", nargs=-1, required=True)
+@label_option
+@format_option
+def summarize_cmd(run_dirs, labels, fmt):
+    """Key metrics of RUN_DIRS (made by 'loba simulate --out') with 95% intervals."""
+    import analysis
+    from analysis.text import metrics_text, render
+
+    with _WarnToStderr():
+        df = analysis.summarize(list(run_dirs), list(labels) or None)
+    click.echo(metrics_text(df) if fmt == "table" else render(df, fmt))
+
+
+@cli.command("compare")
+@click.argument("run_dirs", nargs=-1, required=True)
+@label_option
+@click.option("--baseline", default=None, help="Variant to compare against (default: first).")
+@format_option
+def compare_cmd(run_dirs, labels, baseline, fmt):
+    """Rule sets side by side: every metric, its difference from the baseline and its interval."""
+    import analysis
+    from analysis.text import render, table_text
+    from analysis.words import compare_sentences
+
+    with _WarnToStderr():
+        df = analysis.compare_runs(list(run_dirs), list(labels) or None, baseline)
+    if fmt != "table":
+        click.echo(render(df, fmt))
+        return
+    for line in compare_sentences(df):
+        click.echo(line)
+    click.echo("")
+    cols = ["metric", "variant", "value", "ci_low", "ci_high", "diff", "diff_low", "diff_high"]
+    click.echo(table_text(df, cols + ["verdict"]))
+
+
+@cli.command("sweep")
+@rules_option
+@set_option
+@click.option(
+    "--vary",
+    "vary",
+    multiple=True,
+    required=True,
+    metavar="KNOB=V1,V2,...",
+    help="A knob and its values; give one or two.",
+)
+@click.option(
+    "--seats",
+    default="greedy,greedy,greedy,greedy",
+    show_default=True,
+    help="Comma-separated seat strings, one per player (2-5).",
+)
+@click.option("--games", default=2000, show_default=True, type=int, help="Games per cell.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Run seed (every cell).")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Directory for the cells' runs, summary.csv/json and sweep.png.",
+)
+@click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
+@click.option("--threads", default=None, type=int, help="Worker threads (default: all cores).")
+@click.option("--rounds", "record_rounds", is_flag=True, help="Also record rounds.parquet.")
+@click.option(
+    "--no-rebuy-value",
+    "no_rebuy",
+    is_flag=True,
+    help="Skip the paired always/never rebuy runs (halves the work).",
+)
+@format_option
+def sweep_cmd(
+    preset,
+    sets,
+    vary,
+    seats,
+    games,
+    seed,
+    out_dir,
+    overwrite,
+    threads,
+    record_rounds,
+    no_rebuy,
+    fmt,
+):
+    """Play the grid of knob values (same seeds in every cell) and summarise each cell."""
+    from analysis.sweep import run_sweep
+    from analysis.text import render
+    from sim.rules import parse_assignments
+
+    def progress(i, n, name):
+        click.echo(f"cell {i + 1}/{n}: {name}", err=True)
+
+    res = run_sweep(
+        preset,
+        parse_assignments(sets),
+        list(vary),
+        seats,
+        games,
+        seed,
+        out_dir,
+        overwrite,
+        not no_rebuy,
+        threads,
+        record_rounds,
+        progress,
+    )
+    keep = res.knobs + [
+        c
+        for c in res.summary.columns
+        if c
+        in (
+            "mean_rounds",
+            "elim_risk",
+            "rebuys_per_game",
+            "rebuy_value",
+            "rebuy_value_low",
+            "rebuy_value_high",
+            "dealer_left_share",
+            "seat_p",
+        )
+    ]
+    click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt))
+    click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
+
+
+@cli.command("report")
+@click.argument("run_dirs", nargs=-1, required=True)
+@click.option(
+    "-o",
+    "--output",
+    "out_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The HTML file to write.",
+)
+@click.option("--title", default=None, help="Title of the report.")
+@label_option
+@click.option(
+    "--rebuy-games",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Also run the state-level rebuy experiment on this many games.",
+)
+@click.option(
+    "--rebuy-reps",
+    default=8,
+    show_default=True,
+    type=int,
+    help="Branch pairs per rebuy decision in that experiment.",
+)
+def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
+    """Write one self-contained HTML report (findings, tables, figures) of RUN_DIRS."""
+    from analysis.report import build_report
+
+    with _WarnToStderr():
+        path = build_report(
+            list(run_dirs), out_file, title, list(labels) or None, rebuy_games, rebuy_reps
+        )
+    click.echo(f"wrote {path}")
+
+
+@cli.command("rebuy-value")
+@click.option(
+    "--mode",
+    type=click.Choice(["policy", "state"]),
+    default="policy",
+    show_default=True,
+    help="policy: same seeds with one seat on rebuy=always vs never; state: fork the "
+    "game at every rebuy decision.",
+)
+@rules_option
+@set_option
+@click.option(
+    "--seats",
+    default="greedy,greedy,greedy,greedy",
+    show_default=True,
+    help="Comma-separated seat strings, one per player (2-5).",
+)
+@click.option(
+    "--seat",
+    default=0,
+    show_default=True,
+    type=int,
+    help="policy mode: the seat that switches its rebuy rule.",
+)
+@click.option(
+    "--games",
+    default=None,
+    type=int,
+    help="Games (default 20000 in policy mode, 1000 in state mode).",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
+@click.option(
+    "--reps",
+    default=8,
+    show_default=True,
+    type=int,
+    help="state mode: branch pairs played per decision.",
+)
+@click.option(
+    "--by",
+    "by",
+    default="players_left,gap_band,rebuys_used",
+    show_default=True,
+    help="state mode: columns to tabulate by.",
+)
+@click.option(
+    "--min-cases",
+    default=30,
+    show_default=True,
+    type=int,
+    help="state mode: cells with fewer decisions are marked too few to trust.",
+)
+@click.option(
+    "--plot",
+    "plot_file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Save a figure (PNG) here.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="policy: write both runs here; state: write decisions.parquet here.",
+)
+@click.option("--threads", default=None, type=int, help="Worker threads (policy mode).")
+@format_option
+def rebuy_value_cmd(
+    mode,
+    preset,
+    sets,
+    seats,
+    seat,
+    games,
+    seed,
+    reps,
+    by,
+    min_cases,
+    plot_file,
+    out_dir,
+    threads,
+    fmt,
+):
+    """What a rebuy is worth in stakes, with intervals, in words a player understands."""
+    from analysis import plots, words
+    from analysis import rebuy as rb
+    from analysis.text import render
+
+    rules = _rules(preset, sets)
+    if mode == "policy":
+        res = rb.rebuy_value_policy(rules, seats, games or 20000, seed, seat, threads, out_dir)
+        table = res.table
+        lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
+        fig = plots.rebuy_policy_plot(table) if plot_file else None
+    else:
+        n = games or 1000
+        bar = click.progressbar(length=n, label="games", file=sys.stderr) if n >= 200 else None
+        if bar is not None:
+            bar.__enter__()
+        try:
+            dec = rb.rebuy_value_state(
+                rules,
+                seats,
+                n,
+                seed,
+                reps,
+                progress=(lambda d, t: bar.update(d - bar.pos)) if bar else None,
+            )
+        finally:
+            if bar is not None:
+                bar.__exit__(None, None, None)
+        if out_dir is not None:
+            Path(out_dir).mkdir(parents=True, exist_ok=True)
+            dec.write_parquet(Path(out_dir) / "decisions.parquet")
+        keys = [c.strip() for c in by.split(",") if c.strip()]
+        table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
+        lines = [
+            f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
+            "pairs each."
+        ]
+        lines += words.rebuy_state_sentences(
+            rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
+        )
+        fig = (
+            plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
+            if (plot_file)
+            else None
+        )
+    if fmt == "table":
+        for line in lines:
+            click.echo(line)
+        click.echo("")
+    click.echo(render(table, fmt))
+    if fig is not None:
+        fig.savefig(plot_file, dpi=110)
+        click.echo(f"wrote {plot_file}", err=True)
+
+
 def main(argv=None) -> int:
     """Entry point: user errors -> one sentence and exit code 2."""
     try:

@@ -47,6 +47,29 @@ from ..rules import (
     TAKE_NEW_MELD_ONLY,
 )
 from .layout import (
+    EF,
+    EV_A,
+    EV_B,
+    EV_C,
+    EV_D,
+    EV_DEAL,
+    EV_DISCARD,
+    EV_DRAW,
+    EV_ELIM,
+    EV_END,
+    EV_LAYOFF,
+    EV_LEN,
+    EV_MELD,
+    EV_OFF,
+    EV_OUT,
+    EV_OVER,
+    EV_REBUILD,
+    EV_REBUY,
+    EV_ROUND,
+    EV_SCORE,
+    EV_SEAT,
+    EV_TYPE,
+    EV_VOID,
     A_HI,
     A_KEY,
     A_KIND,
@@ -84,6 +107,7 @@ from .layout import (
     G_WINNER,
     GF,
     JOKER,
+    M_C0,
     M_HI,
     M_JMASK,
     M_KEY,
@@ -215,6 +239,56 @@ def copy_rows2(src, dst, n):
 
 
 @kernel
+def tracing(tr):
+    """Is this game recording its event stream (sim.trace)?"""
+    return tr[0].shape[0] > 0
+
+
+@kernel
+def ev(tr, typ, rnd, seat, a, b, c, d):
+    """Append one event row; returns its index (-1 when off or full: cnt[2] marks overflow)."""
+    evs, pay, cnt = tr
+    i = cnt[0]
+    if i >= evs.shape[0]:
+        if evs.shape[0] > 0:
+            cnt[2] = 1
+        return -1
+    evs[i, EV_TYPE] = typ
+    evs[i, EV_ROUND] = rnd
+    evs[i, EV_SEAT] = seat
+    evs[i, EV_A] = a
+    evs[i, EV_B] = b
+    evs[i, EV_C] = c
+    evs[i, EV_D] = d
+    evs[i, EV_OFF] = cnt[1]
+    evs[i, EV_LEN] = 0
+    cnt[0] = i + 1
+    return i
+
+
+@kernel
+def ev_push(tr, i, value):
+    """Append ``value`` to the payload of event ``i``."""
+    evs, pay, cnt = tr
+    if i < 0:
+        return
+    j = cnt[1]
+    if j >= pay.shape[0]:
+        cnt[2] = 1
+        return
+    pay[j] = value
+    cnt[1] = j + 1
+    evs[i, EV_LEN] += 1
+
+
+@kernel
+def ev_stock(tr, st, i):
+    """Payload: the stock, top first."""
+    for k in range(st.g[G_STOCK_N] - 1, -1, -1):
+        ev_push(tr, i, st.stock[k])
+
+
+@kernel
 def next_active(st, seat):
     """[A5]/[A8] the next seat clockwise (to the left) that is still in the game."""
     np_ = st.g[G_NP]
@@ -259,7 +333,7 @@ def start_game(st, R, n_players, first_dealer):
 
 
 @kernel
-def deal_round(st, R, deck, deck_n):
+def deal_round(st, R, deck, deck_n, tr):
     """[A6]-[A7]: deal from ``deck[:deck_n]`` (top first) if ``deck_n > 0``, else shuffle."""
     g = st.g
     n = g[G_DECK_N]
@@ -306,10 +380,18 @@ def deal_round(st, R, deck, deck_n):
     g[G_STOCK_N] -= 1
     g[G_PILE_N] = 1
     g[G_CUR] = first  # [A8]
+    if tracing(tr):
+        i = ev(tr, EV_DEAL, g[G_ROUND], -1, g[G_DEALER], st.pile[0], 0, 0)
+        for q in range(g[G_NP]):
+            ev_push(tr, i, st.s[q, S_HAND_N])
+            for c in range(N_IDS):
+                for _ in range(st.hands[q, c]):
+                    ev_push(tr, i, c)
+        ev_stock(tr, st, i)
 
 
 @kernel
-def rebuild_stock(st, R):
+def rebuild_stock(st, R, tr):
     """[A13] rebuild an empty stock from the discard pile; False when nothing can be moved."""
     g = st.g
     pn = g[G_PILE_N]
@@ -328,6 +410,8 @@ def rebuild_stock(st, R):
     g[G_STOCK_N] = k
     g[G_RESHUFFLES] += 1
     g[G_RESHUFFLES_TOTAL] += 1
+    if tracing(tr):
+        ev_stock(tr, st, ev(tr, EV_REBUILD, g[G_ROUND], -1, 0, 0, 0, 0))
     return True
 
 
@@ -383,7 +467,7 @@ def gen_plays(st, R, seat, acts):
 
 
 @kernel
-def do_play(st, seat, act):
+def do_play(st, seat, act, tr):
     """Apply a legal play for ``seat`` and keep the counters right."""
     hand = st.hands[seat]
     before = 0
@@ -391,7 +475,31 @@ def do_play(st, seat, act):
         before += hand[i]
     if st.g[G_TAKEN] >= 0 and consumes(act, hand, st.g[G_TAKEN]):
         st.g[G_TAKEN] = -1  # [A12] a card of the taken identity reached the table
-    st.g[G_NMELDS] = apply_play(hand, st.melds, st.g[G_NMELDS], act, seat)
+    nm = st.g[G_NMELDS]
+    st.g[G_NMELDS] = apply_play(hand, st.melds, nm, act, seat)
+    if tracing(tr):
+        if act[A_TYPE] == PLAY_MELD:
+            row = st.melds[nm]
+            i = ev(tr, EV_MELD, st.g[G_ROUND], seat, nm, row[M_KIND], row[M_KEY], 0)
+            if row[M_KIND] == MELD_ESCALERA:
+                ev_push(tr, i, row[M_LO])
+                ev_push(tr, i, row[M_HI])
+                ev_push(tr, i, row[M_JMASK])
+            else:
+                for t in range(4):
+                    ev_push(tr, i, row[M_C0 + t])
+        else:
+            if tracing(tr):
+                ev(
+                    tr,
+                    EV_LAYOFF,
+                    st.g[G_ROUND],
+                    seat,
+                    act[A_KIND],
+                    act[A_KEY],
+                    act[A_LO],
+                    act[A_HI],
+                )
     after = 0
     for i in range(N_IDS):
         after += hand[i]
@@ -581,13 +689,13 @@ def _decide(fn, st, R, seat, pub, params, acts, n, decision):
 
 
 @kernel
-def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm):
+def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr):
     """One turn of ``seat`` ([A9]-[A14], [A20]-[A26]). Returns TURN_ON, TURN_OUT or TURN_VOID."""
     g = st.g
     s = st.s
     hand = st.hands[seat]
     if g[G_STOCK_N] == 0:
-        rebuild_stock(st, R)  # [A13]
+        rebuild_stock(st, R, tr)  # [A13]
     top = st.pile[g[G_PILE_N] - 1] if g[G_PILE_N] > 0 else -1
     kplan = 0
     if top >= 0 and take_may_work(st, R, seat, top):
@@ -613,6 +721,8 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         hand[top] += 1
         s[seat, S_HAND_N] += 1
         g[G_TAKEN] = top
+        if tracing(tr):
+            ev(tr, EV_DRAW, g[G_ROUND], seat, DRAW_DISCARD, top, 0, 0)
         if kplan == 1:  # the policy picks which play puts the card down
             n = gen_plays(st, R, seat, acts)
             m = 0
@@ -628,15 +738,17 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
                 k = _decide(play_fns[seat], st, R, seat, pub, params, acts, m, DEC_PLAY)
                 if k < 0 or k >= m:
                     k = 0
-            do_play(st, seat, acts[k])
+            do_play(st, seat, acts[k], tr)
         else:
             for i in range(kplan):
-                do_play(st, seat, plan[i])
+                do_play(st, seat, plan[i], tr)
         g[G_TAKEN] = -1
     else:
         g[G_STOCK_N] -= 1
         hand[st.stock[g[G_STOCK_N]]] += 1
         s[seat, S_HAND_N] += 1
+        if tracing(tr):
+            ev(tr, EV_DRAW, g[G_ROUND], seat, DRAW_STOCK, st.stock[g[G_STOCK_N]], 0, 0)
     # [A9] any number of plays, in any order
     while s[seat, S_HAND_N] > 0:
         n = gen_plays(st, R, seat, acts)
@@ -645,7 +757,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         k = _decide(play_fns[seat], st, R, seat, pub, params, acts, n, DEC_PLAY)
         if k < 0 or k >= n:
             break
-        do_play(st, seat, acts[k])
+        do_play(st, seat, acts[k], tr)
     if s[seat, S_HAND_N] == 0:
         return TURN_OUT  # [A25] out by plays
     # discard ([A24] jokers only when the hand is all jokers, unless allowed)
@@ -668,6 +780,8 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
     s[seat, S_HAND_N] -= 1
     st.pile[g[G_PILE_N]] = cid
     g[G_PILE_N] += 1
+    if tracing(tr):
+        ev(tr, EV_DISCARD, g[G_ROUND], seat, 0, cid, 0, 0)
     if s[seat, S_HAND_N] == 0:
         return TURN_OUT  # [A25] out by the last discard
     return TURN_ON
@@ -695,12 +809,12 @@ def score_round(st, R, out):
 
 
 @kernel
-def settle_round(st, R, rebuy_fns, params, bufs, rstat):
+def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
     """[A29]-[A33] mark over, resolve rebuys, eliminate, and end the game if one is left.
 
     ``rstat[q]`` receives each seat's round status (RS_*).
     """
-    acts, plan, pub, sh, sm, _ = bufs
+    acts, pub = bufs[0], bufs[2]
     g = st.g
     s = st.s
     np_ = g[G_NP]
@@ -715,6 +829,8 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat):
         if s[q, S_SCORE] >= R[R_ELIM]:
             s[q, S_STATUS] = ST_OVER
             n_over += 1
+            if tracing(tr):
+                ev(tr, EV_OVER, g[G_ROUND], q, s[q, S_SCORE], 0, 0, 0)
         else:
             n_surv += 1
             if s[q, S_SCORE] > target:
@@ -738,6 +854,8 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat):
                 g[G_POT] += R[R_REBUY_COST]
                 s[q, S_SCORE] = target
                 rstat[q] = RS_REBOUGHT
+                if tracing(tr):
+                    ev(tr, EV_REBUY, g[G_ROUND], q, target, g[G_POT], s[q, S_REBUYS], 0)
             else:  # [A32]
                 rstat[q] = RS_OVER
         for q in range(np_):
@@ -747,6 +865,8 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat):
                 else:
                     s[q, S_STATUS] = ST_OUT
                     s[q, S_ELIM_ROUND] = g[G_ROUND]
+                    if tracing(tr):
+                        ev(tr, EV_ELIM, g[G_ROUND], q, s[q, S_SCORE], 0, 0, 0)
     if n_active(st) <= 1:  # [A33]
         for q in range(np_):
             if s[q, S_STATUS] == ST_ACTIVE:
@@ -772,8 +892,10 @@ def finish_places(st):
 
 
 @jit
-def new_bufs(R):
-    """Scratch arrays for one game: acts, plan, pub (rules filled in), hand, melds, statuses."""
+def new_bufs(R, ev_cap=0, pay_cap=0):
+    """Scratch arrays for one game: acts, plan, pub (rules filled in), hand, melds, statuses,
+    and the event trace (events int32[ev_cap, EF], payload int16[pay_cap], counters int64[3]);
+    capacity 0 = no tracing."""
     pub = np.zeros(PUB_SIZE, dtype=np.int32)
     for i in range(R_SIZE):
         pub[PUB_RULES + i] = R[i]
@@ -784,11 +906,14 @@ def new_bufs(R):
         np.zeros(N_IDS, dtype=np.int8),
         np.zeros((MAX_MELDS, MF), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
+        np.zeros((ev_cap, EF), dtype=np.int32),
+        np.zeros(pay_cap, dtype=np.int16),
+        np.zeros(3, dtype=np.int64),
     )
 
 
 @kernel
-def end_round(st, R, out):
+def end_round(st, R, out, tr):
     """A round ended (``out`` went out, or -1: void). Score it at once ([A27]-[A28]); the
     settlement ([A29]-[A33]) is the next step, PH_SETTLE, so a game can be forked right
     before its rebuy decisions."""
@@ -798,13 +923,22 @@ def end_round(st, R, out):
         g[G_VOIDS] += 1
         for q in range(g[G_NP]):
             st.s[q, S_PENALTY] = 0
+        if tracing(tr):
+            ev(tr, EV_VOID, g[G_ROUND], -1, g[G_VOID_REASON], 0, 0, 0)
     else:
         score_round(st, R, out)
+        if tracing(tr):
+            ev(tr, EV_OUT, g[G_ROUND], out, st.s[out, S_BONUS], 0, 0, 0)
+            i = ev(tr, EV_SCORE, g[G_ROUND], -1, 0, 0, 0, 0)
+            for q in range(g[G_NP]):
+                ev_push(tr, i, st.s[q, S_PENALTY] if st.s[q, S_STATUS] == ST_ACTIVE else 0)
+            for q in range(g[G_NP]):
+                ev_push(tr, i, st.s[q, S_SCORE])
     g[G_PHASE] = PH_SETTLE
 
 
 @kernel
-def settle(st, R, rebuy_fns, params, bufs, rounds_rows):
+def settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr):
     """PH_SETTLE: over / rebuys / elimination / end of game ([A29]-[A33]); record the round;
     pass the deal ([A5])."""
     g = st.g
@@ -815,7 +949,7 @@ def settle(st, R, rebuy_fns, params, bufs, rounds_rows):
         for q in range(g[G_NP]):
             rstat[q] = RS_ACTIVE if s[q, S_STATUS] == ST_ACTIVE else RS_ELIMINATED
     else:
-        settle_round(st, R, rebuy_fns, params, bufs, rstat)
+        settle_round(st, R, rebuy_fns, params, bufs, rstat, tr)
     r = g[G_ROUND] - 1
     if r < rounds_rows.shape[0]:
         for q in range(g[G_NP]):
@@ -832,6 +966,8 @@ def settle(st, R, rebuy_fns, params, bufs, rounds_rows):
     if g[G_DONE] == 1:
         finish_places(st)
         g[G_PHASE] = PH_DONE
+        if tracing(tr):
+            ev(tr, EV_END, g[G_ROUND], g[G_WINNER], g[G_WINNER], g[G_ROUND], g[G_POT], 0)
     else:
         g[G_DEALER] = next_active(st, g[G_DEALER])  # [A5]
         g[G_PHASE] = PH_DEAL
@@ -846,7 +982,8 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
     is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
     round's per-seat record when it has room. Returns the new phase (PH_*).
     """
-    acts, plan, pub, sh, sm, _ = bufs
+    acts, plan, pub, sh, sm = bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]
+    tr = (bufs[6], bufs[7], bufs[8])
     g = st.g
     s = st.s
     phase = g[G_PHASE]
@@ -858,11 +995,13 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
             g[G_DONE] = 1
             finish_places(st)
             g[G_PHASE] = PH_DONE
+            if tracing(tr):
+                ev(tr, EV_END, r, -1, -1, r, g[G_POT], 0)
             return PH_DONE
         g[G_ROUND] += 1
         k = min(r, decks.shape[0] - 1)
         dn = g[G_DECK_N] if (r < decks.shape[0] and decks[k, 0] >= 0) else 0
-        deal_round(st, R, decks[k], dn)
+        deal_round(st, R, decks[k], dn, tr)
         g[G_VOID_REASON] = VOID_NONE
         g[G_PHASE] = PH_TURN
         return PH_TURN
@@ -870,23 +1009,23 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
         seat = g[G_CUR]
         placed_before = s[seat, S_PLACED]
         res = play_turn(
-            st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm
+            st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr
         )
         g[G_TURN] += 1
         g[G_TURNS] += 1
         if res == TURN_OUT:
             s[seat, S_BONUS] = 1 if placed_before == 0 else 0  # [A28]
-            end_round(st, R, seat)
+            end_round(st, R, seat, tr)
         elif res == TURN_VOID:
-            end_round(st, R, -1)
+            end_round(st, R, -1, tr)
         elif g[G_TURN] >= R[R_MAX_TURNS]:
             g[G_VOID_REASON] = VOID_TURN_CAP  # [A14]
-            end_round(st, R, -1)
+            end_round(st, R, -1, tr)
         else:
             g[G_CUR] = next_active(st, seat)
         return g[G_PHASE]
     if phase == PH_SETTLE:
-        settle(st, R, rebuy_fns, params, bufs, rounds_rows)
+        settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr)
     return g[G_PHASE]
 
 

@@ -164,6 +164,31 @@ RS_REBOUGHT = 2
 RS_ELIMINATED = 3  # out before this round
 RS_LABELS = ("active", "over", "rebought", "eliminated")
 
+# --- event trace (sim.trace): int32[cap, EF] rows + an int16 payload array ---
+EV_TYPE = 0
+EV_ROUND = 1
+EV_SEAT = 2  # -1 when no seat
+EV_A = 3
+EV_B = 4
+EV_C = 5
+EV_D = 6
+EV_OFF = 7  # payload offset
+EV_LEN = 8  # payload length
+EF = 9
+EV_DEAL = 1  # a=dealer b=upcard; payload: per seat (k, k cards), then the stock top first
+EV_DRAW = 2  # a=DRAW_STOCK|DRAW_DISCARD b=card
+EV_REBUILD = 3  # payload: the new stock top first
+EV_MELD = 4  # a=meld id b=kind c=key; payload escalera (lo, hi, jmask) | pierna (c0..c3)
+EV_LAYOFF = 5  # a=meld id b=card c=position (-1 pierna) d=joker's new position (0 none)
+EV_DISCARD = 6  # b=card
+EV_OUT = 7  # a=one-turn bonus
+EV_VOID = 8  # a=VOID_* reason
+EV_SCORE = 9  # payload: penalties per seat, then scores per seat
+EV_OVER = 10  # a=score
+EV_REBUY = 11  # a=new score b=pot after c=rebuys used
+EV_ELIM = 12  # a=score
+EV_END = 13  # a=winner (-1 unfinished) b=rounds c=pot
+
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).
 

@@ -49,6 +49,9 @@ from .layout import (
 )
 
 
+TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game needs more
+
+
 def full_deck(rules: RuleSet) -> list[int]:
     """Every card identity of the rule set's deck, in canonical order."""
     out = [cid for cid in range(52) for _ in range(rules.decks)]
@@ -101,6 +104,7 @@ class Game:
         decks=None,
         first_dealer=-1,
         record_rounds=True,
+        trace=False,
     ):
         from ..policies import parse_seats
         from ..runner import resolve_rules, seat_tables
@@ -120,10 +124,14 @@ class Game:
             self.decks[i, : len(ids)] = ids
         cap = self.rules.max_rounds_per_game if record_rounds else 0
         self.rounds_rows = np.zeros((cap, MAX_SEATS, RR_SIZE), dtype=np.int32)
+        self.seed = int(seed)
+        self.index = int(index)
         self.st = new_state()
-        self.bufs = new_bufs(self.R)
+        cap = TRACE_EVENTS if trace is True else int(trace or 0)
+        self.bufs = new_bufs(self.R, cap, cap * 4)
         seed_stream(self.st.rng, np.uint64(seed), index)
         start_game(self.st, self.R, self.n, first_dealer)
+        self.first_dealer = int(self.st.g[G_DEALER])
 
     # ------------------------------------------------------------ stepping
     def step(self) -> int:
@@ -203,6 +211,11 @@ class Game:
         return False
 
     # ------------------------------------------------------------ views
+    def trace_arrays(self):
+        """(events, payload, overflowed) recorded so far (copies)."""
+        evs, pay, cnt = self.bufs[6], self.bufs[7], self.bufs[8]
+        return evs[: cnt[0]].copy(), pay[: cnt[1]].copy(), bool(cnt[2])
+
     @property
     def g(self):
         return self.st.g
