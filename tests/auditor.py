@@ -294,7 +294,6 @@ class Auditor:
         h[card] -= 1
         self.pile.append(card)
         self.turn_done = True
-        self.census_ok(e)
 
     def on_out(self, e):
         seat = e["seat"]
@@ -308,7 +307,7 @@ class Auditor:
             self.fail(e, "[A28] one-turn bonus flag is wrong")
         self.out_seat = seat
         self.turn_done = True
-        self.census_ok(e)
+        self.census_ok(e)  # cards are also counted at every deal; moves in between are tracked
 
     def on_void(self, e):
         if e["reason"] == "turn_cap":
@@ -322,6 +321,7 @@ class Auditor:
             self.fail(e, f"unknown void reason {e['reason']}")
         self.out_seat = -1
         self.pending = []
+        self.census_ok(e)
 
     def on_score(self, e):
         if self.out_seat is None or self.out_seat < 0:
