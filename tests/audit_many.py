@@ -26,13 +26,16 @@ def cells():
         for pol in POLICIES:
             for n in (2, 3, 4, 5):
                 out.append((preset, ",".join([pol] * n)))
-        out.append((preset, "greedy+rebuy=never,hold:patience=2,random,greedy+rebuy=if_opponents:k=2"))
+        out.append(
+            (preset, "greedy+rebuy=never,hold:patience=2,random,greedy+rebuy=if_opponents:k=2")
+        )
     return out
 
 
 def work(args):
     preset, seats, seed, start, count = args
     import auditor
+
     from sim.trace import replay
 
     bad = []
@@ -61,10 +64,14 @@ def main() -> int:
             done += n
             bad += b
             if done % 5000 < n:
-                print(f"{done} games audited, {len(bad)} with violations, {time.time() - t0:.0f} s",
-                      flush=True)
-    print(f"audited {done} games in {time.time() - t0:.0f} s over {len(cs)} cells: "
-          f"{len(bad)} with violations")
+                print(
+                    f"{done} games audited, {len(bad)} with violations, {time.time() - t0:.0f} s",
+                    flush=True,
+                )
+    print(
+        f"audited {done} games in {time.time() - t0:.0f} s over {len(cs)} cells: "
+        f"{len(bad)} with violations"
+    )
     for b in bad[:20]:
         print(b)
     return 1 if bad else 0

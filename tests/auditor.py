@@ -49,7 +49,9 @@ class Auditor:
 
     # ------------------------------------------------------------------ helpers
     def fail(self, e, msg):
-        self.problems.append(f"event {self.n_events} ({e.get('type')}, round {e.get('round')}): {msg}")
+        self.problems.append(
+            f"event {self.n_events} ({e.get('type')}, round {e.get('round')}): {msg}"
+        )
 
     def card_value(self, c: int) -> int:
         if c == JOKER:
@@ -79,14 +81,20 @@ class Auditor:
     def hand_take(self, e, seat, cards) -> bool:
         need = Counter(cards)
         if need - self.hands[seat]:
-            self.fail(e, f"seat {seat} plays cards it does not hold: {dict(need - self.hands[seat])}")
+            self.fail(
+                e, f"seat {seat} plays cards it does not hold: {dict(need - self.hands[seat])}"
+            )
             return False
         self.hands[seat] -= need
         return True
 
     def start_turn_if_needed(self, e, seat):
         if self.turn_seat is None or self.turn_done:
-            want = self.next_active(self.dealer) if self.turn_seat is None else self.next_active(self.turn_seat)
+            want = (
+                self.next_active(self.dealer)
+                if self.turn_seat is None
+                else self.next_active(self.turn_seat)
+            )
             if seat != want:
                 self.fail(e, f"seat {seat} plays out of turn (expected seat {want})")
             self.turn_seat = seat
@@ -269,8 +277,9 @@ class Auditor:
         elif card == JOKER:
             self.table[i] = oracle.Escalera(meld.suit, meld.naturals, meld.jokers | {key[2]})
         elif key[3]:
-            self.table[i] = oracle.Escalera(meld.suit, meld.naturals | {key[2]},
-                                            (meld.jokers - {key[2]}) | {key[3]})
+            self.table[i] = oracle.Escalera(
+                meld.suit, meld.naturals | {key[2]}, (meld.jokers - {key[2]}) | {key[3]}
+            )
         else:
             self.table[i] = oracle.Escalera(meld.suit, meld.naturals | {key[2]}, meld.jokers)
         self.placed_card(seat, card)
@@ -389,8 +398,9 @@ class Auditor:
     def after_round(self):
         """Called at the next deal/end: every over seat was resolved; the deal moves left."""
         if getattr(self, "over", None):
-            self.problems.append(f"round {self.round}: over seats {self.over} neither rebought "
-                                 "nor eliminated [A32]")
+            self.problems.append(
+                f"round {self.round}: over seats {self.over} neither rebought nor eliminated [A32]"
+            )
         self.over = []
         self.expect_dealer = self.next_active(self.dealer)
 

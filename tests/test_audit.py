@@ -9,11 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import auditor
+import pytest
+from golden.regenerate import CASES, name
+from golden.regenerate import HERE as GOLDEN
+
 import sim
-from golden.regenerate import CASES, HERE as GOLDEN, name
 from sim.rules import PRESETS, RULES_VERSION
 from sim.trace import replay, to_jsonl, to_text
 
@@ -36,7 +37,10 @@ def test_auditor_passes_mixed_seats_and_variants():
     cases = [
         ("pagat(go_out_needs_discard=true,reshuffle_keep_top=false)", "greedy,random,hold"),
         ("pagat(score_floor=0,rebuy_with_one_survivor=true,max_rebuys=5)", "greedy,greedy,random"),
-        ("classic(joker_end_move=false,layoff_requires_own_meld=false)", "hold,greedy,random,greedy"),
+        (
+            "classic(joker_end_move=false,layoff_requires_own_meld=false)",
+            "hold,greedy,random,greedy",
+        ),
         ("rami(max_turns_per_round=30,max_rounds_per_game=5)", "random,random,random"),
     ]
     for rules, seats in cases:
@@ -50,7 +54,11 @@ def test_replay_is_the_same_game_as_in_the_batch():
     for game in (0, 17, 39):
         end = replay("rami", "greedy,hold,random", seed=21, game=game)[-1]
         row = batch.games.row(game, named=True)
-        assert (end["winner"], end["rounds"], end["pot"]) == (row["winner"], row["rounds"], row["pot"])
+        assert (end["winner"], end["rounds"], end["pot"]) == (
+            row["winner"],
+            row["rounds"],
+            row["pot"],
+        )
 
 
 def _one_trace():
@@ -107,9 +115,17 @@ def test_golden_games_are_unchanged():
         "RULES_VERSION changed: regenerate with python tests/golden/regenerate.py"
     )
     for preset, seats, seed, game in CASES:
-        stored = [json.loads(x) for x in (GOLDEN / name(preset, seats, seed, game)).read_text().splitlines()]
-        now = json.loads("[" + ",".join(to_jsonl(replay(preset, seats, seed=seed, game=game)).splitlines()) + "]")
-        assert now == stored, f"{name(preset, seats, seed, game)} changed: if intended, bump RULES_VERSION and regenerate"
+        stored = [
+            json.loads(x)
+            for x in (GOLDEN / name(preset, seats, seed, game)).read_text().splitlines()
+        ]
+        now = json.loads(
+            "[" + ",".join(to_jsonl(replay(preset, seats, seed=seed, game=game)).splitlines()) + "]"
+        )
+        assert now == stored, (
+            f"{name(preset, seats, seed, game)} changed: if intended, bump RULES_VERSION and "
+            "regenerate"
+        )
         assert auditor.audit_events(stored) == []
 
 
@@ -138,8 +154,25 @@ def test_trace_schema_fields():
 def test_replay_and_audit_from_the_command_line(tmp_path):
     trace = tmp_path / "t.jsonl"
     run = [sys.executable, "-c", "import cli; cli.run()"]
-    out = subprocess.run(run + ["replay", "--rules", "classic", "--seats", "greedy,hold", "--seed", "3",
-                                "--game", "4", "--format", "jsonl"], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        run
+        + [
+            "replay",
+            "--rules",
+            "classic",
+            "--seats",
+            "greedy,hold",
+            "--seed",
+            "3",
+            "--game",
+            "4",
+            "--format",
+            "jsonl",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert out.returncode == 0
     trace.write_text(out.stdout)
     res = subprocess.run(run + ["audit", str(trace)], capture_output=True, text=True, cwd=ROOT)
@@ -147,9 +180,16 @@ def test_replay_and_audit_from_the_command_line(tmp_path):
     lines = out.stdout.splitlines()
     lines = [ln for ln in lines if '"type":"discard"' not in ln]  # drop every discard
     trace.write_text("\n".join(lines) + "\n")
-    res = subprocess.run([sys.executable, str(ROOT / "tests" / "auditor.py"), str(trace)],
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "auditor.py"), str(trace)],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 1 and res.stdout.strip()
-    txt = subprocess.run(run + ["replay", "--seats", "greedy,hold", "--seed", "3", "--game", "4",
-                                "--round", "2"], capture_output=True, text=True, cwd=ROOT)
+    txt = subprocess.run(
+        run + ["replay", "--seats", "greedy,hold", "--seed", "3", "--game", "4", "--round", "2"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert txt.returncode == 0 and "== Round 2" in txt.stdout and "== Round 1" not in txt.stdout

@@ -47,6 +47,18 @@ from ..rules import (
     TAKE_NEW_MELD_ONLY,
 )
 from .layout import (
+    A_HI,
+    A_KEY,
+    A_KIND,
+    A_LO,
+    A_TYPE,
+    AF,
+    DEC_DISCARD,
+    DEC_DRAW,
+    DEC_PLAY,
+    DEC_REBUY,
+    DRAW_DISCARD,
+    DRAW_STOCK,
     EF,
     EV_A,
     EV_B,
@@ -70,18 +82,6 @@ from .layout import (
     EV_SEAT,
     EV_TYPE,
     EV_VOID,
-    A_HI,
-    A_KEY,
-    A_KIND,
-    A_LO,
-    A_TYPE,
-    AF,
-    DEC_DISCARD,
-    DEC_DRAW,
-    DEC_PLAY,
-    DEC_REBUY,
-    DRAW_DISCARD,
-    DRAW_STOCK,
     G_BONUSES,
     G_CUR,
     G_DEALER,
@@ -738,7 +738,8 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
                 k = _decide(play_fns[seat], st, R, seat, pub, params, acts, m, DEC_PLAY)
                 if k < 0 or k >= m:
                     k = 0
-            do_play(st, seat, acts[k], tr)
+            if m > 0:  # plan_take found this play; m == 0 would be an engine bug
+                do_play(st, seat, acts[k], tr)
         else:
             for i in range(kplan):
                 do_play(st, seat, plan[i], tr)

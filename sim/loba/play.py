@@ -48,7 +48,6 @@ from .layout import (
     ST_ACTIVE,
 )
 
-
 TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game needs more
 
 
