@@ -22,15 +22,10 @@ plug-in signature, so the kernel calls it directly, without Python in the loop.
 from sim.cards import JOKER
 from sim.loba.layout import (
     DRAW_STOCK,
-    PUB_HAND_N,
-    PUB_NP,
     PUB_RULES,
-    PUB_SEAT,
-    PUB_STATUS,
-    ST_ACTIVE,
 )
 from sim.policies.api import Policy, decision
-from sim.policies.builtin import best_discard, best_play
+from sim.policies.builtin import best_discard, best_play, opponent_close
 from sim.rules import R_ACE_VALUE
 
 
@@ -49,12 +44,7 @@ def play(hand, melds, pile, pub, params, rng, acts, n):
 
 @decision
 def discard(hand, melds, pile, pub, params, rng, acts, n):
-    alarm = params[0]
-    me = pub[PUB_SEAT]
-    danger = False
-    for q in range(pub[PUB_NP]):
-        if q != me and pub[PUB_STATUS + q] == ST_ACTIVE and pub[PUB_HAND_N + q] <= alarm:
-            danger = True
+    danger = opponent_close(pub, params[0])
     if not danger:
         return best_discard(hand, pub, acts, n)
     best = 0
