@@ -42,6 +42,16 @@ def seed_stream(state, seed, index):
     state[1] = b
 
 
+POLICY_STREAM = np.uint64(0x5EED0F0150C1E5)  # salt of the policies' stream
+
+
+@jit
+def seed_game(deal_state, policy_state, seed, index):
+    """Seed game ``index``'s two streams: the deal stream and the policies' own stream."""
+    seed_stream(deal_state, seed, index)
+    seed_stream(policy_state, np.uint64(seed) ^ POLICY_STREAM, index)
+
+
 @jit
 def next_u64(state):
     """Next 64-bit word of the stream (xorshift128+)."""

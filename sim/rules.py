@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-RULES_VERSION = 1
+RULES_VERSION = 2
 
 
 class RuleError(ValueError):

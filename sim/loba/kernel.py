@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from ..jit import jit
-from ..rng import seed_stream
+from ..rng import seed_game
 from .engine import new_bufs, new_state, play_game, start_game
 from .layout import (
     G_BONUSES,
@@ -97,7 +97,7 @@ def play_one(
     """
     st = new_state()
     bufs = new_bufs(R)
-    seed_stream(st.rng, seed, index)
+    seed_game(st.rng, st.prng, seed, index)
     start_game(st, R, n_players, first_dealer)
     play_game(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs)
     write_records(st, games_row, seats_rows)

@@ -189,10 +189,11 @@ EV_REBUY = 11  # a=new score b=pot after c=rebuys used
 EV_ELIM = 12  # a=score
 EV_END = 13  # a=winner (-1 unfinished) b=rounds c=pot
 
-State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng"])
+State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng", "prng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).
 
 hands int8[MAX_SEATS, 53] card counts; melds int16[MAX_MELDS, MF]; stock/pile int16[MAX_CARDS]
 card identities bottom..top (top = index n-1); g int64[GF]; s int64[MAX_SEATS, SF];
-rng uint64[2] the game's random stream.
+rng uint64[2] the game's random stream (deals, first dealer, stock rebuilds); prng uint64[2]
+the policies' own stream, separate so that no policy can learn the deal from the generator.
 """

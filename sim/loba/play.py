@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import JOKER, card_str, parse_cards, position_card
-from ..rng import seed_stream
+from ..rng import seed_game
 from ..rules import RuleSet, make_rules
 from .engine import copy_state, new_bufs, new_state, play_game, start_game, step
 from .layout import (
@@ -128,7 +128,7 @@ class Game:
         self.st = new_state()
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
         self.bufs = new_bufs(self.R, cap, cap * 4)
-        seed_stream(self.st.rng, np.uint64(seed), index)
+        seed_game(self.st.rng, self.st.prng, np.uint64(seed), index)
         start_game(self.st, self.R, self.n, first_dealer)
         self.first_dealer = int(self.st.g[G_DEALER])
 

@@ -12,7 +12,9 @@ A policy is four compiled decision functions, one per decision kind, all of the 
 * ``pub``    int32[PUB_SIZE]: the public view (``PUB_*``): seat, stock size, every hand's size,
   scores, rebuys, statuses, the rule array at ``PUB_RULES + R_*``, and the decision kind.
 * ``params`` float64[N_PARAMS]: this seat's parameters (policy slots 0-7, rebuy slots 8-15).
-* ``rng``    uint64[2]: the game's random stream; draw from it with :func:`sim.rng.below`.
+* ``rng``    uint64[2]: the policies' random stream of this game (separate from the stream that
+  shuffles the deck, so it tells nothing about the cards); draw from it with
+  :func:`sim.rng.below`.
 * ``acts``, ``n``: the options, rows ``0 .. n-1`` (``A_*`` columns for plays).
 
 What it returns, by decision:
