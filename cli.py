@@ -94,68 +94,187 @@ def check_meld_cmd(preset, sets, cards):
 )
 @click.option("--games", default=20000, show_default=True, type=int, help="Games to play.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
-@click.option("--threads", default=None, type=int, help="Worker threads (default: all cores).")
-@click.option("--rounds", "record_rounds", is_flag=True, help="Also record rounds.parquet.")
+@click.option(
+    "--threads",
+    default=None,
+    type=int,
+    help="Numba threads (default: all cores; with dask: per kernel call on a worker).",
+)
+@click.option(
+    "--rounds", "record_rounds", is_flag=True, help="Also record rounds.parquet (with --out)."
+)
 @click.option(
     "--out",
     "out_dir",
     default=None,
     type=click.Path(file_okay=False),
-    help="Write a run directory (manifest.json + Parquet tables).",
+    help="Write a run directory (manifest.json + Parquet tables, one part per chunk).",
 )
 @click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
+@click.option(
+    "--resume",
+    "resume_dir",
+    default=None,
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Finish an interrupted run directory (its manifest gives rules, seats, seed, games).",
+)
+@click.option(
+    "--chunk-size",
+    default=None,
+    type=int,
+    help="Games per chunk, i.e. per Parquet part (default 8192; 512 with --rounds).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where chunks run: this process, or a Dask cluster.",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster for the run).",
+)
+@click.option(
+    "--workers",
+    default=None,
+    type=int,
+    help="Worker processes of the local Dask cluster (default: one per core).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_context
 def simulate_cmd(
-    preset, sets, seats, games, seed, threads, record_rounds, out_dir, overwrite, quiet, as_json
+    ctx,
+    preset,
+    sets,
+    seats,
+    games,
+    seed,
+    threads,
+    record_rounds,
+    out_dir,
+    overwrite,
+    resume_dir,
+    chunk_size,
+    backend,
+    scheduler,
+    workers,
+    quiet,
+    as_json,
 ):
-    """Play GAMES complete games and summarise them."""
-    from sim.policies import parse_seats
-    from sim.runner import simulate
+    """Play GAMES complete games and summarise them.
 
-    rules = _rules(preset, sets)
-    seat_list = parse_seats(seats)
-    rules.check_players(len(seat_list))
-    if out_dir is not None:
-        p = Path(out_dir)
-        if p.exists() and any(p.iterdir()) and not overwrite:
-            raise RunDirError(
-                f"Output directory '{p}' is not empty: choose another or pass --overwrite."
-            )
+    Chunks of games stream to --out as they finish (bounded memory at any size); an
+    interrupted run is finished with --resume DIR.
+    """
+    from sim.results import RunDir
+    from sim.runner import ChunkError, resume_run, stream_run
+
+    target = resume_dir or out_dir
+    if resume_dir is not None:
+        from click.core import ParameterSource
+
+        fixed = [
+            ("preset", "--rules"),
+            ("sets", "--set"),
+            ("seats", "--seats"),
+            ("games", "--games"),
+            ("seed", "--seed"),
+            ("record_rounds", "--rounds"),
+            ("out_dir", "--out"),
+            ("overwrite", "--overwrite"),
+            ("chunk_size", "--chunk-size"),
+        ]
+        for name, flag in fixed:
+            if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+                raise click.UsageError(
+                    f"--resume takes the run's settings from its manifest; leave out {flag}."
+                )
+        total = RunDir.read(resume_dir).manifest["games"]
+    else:
+        from sim.policies import parse_seats
+
+        rules = _rules(preset, sets)
+        seat_list = parse_seats(seats)
+        rules.check_players(len(seat_list))
+        if out_dir is not None:
+            p = Path(out_dir)
+            if p.exists() and any(p.iterdir()) and not overwrite:
+                raise RunDirError(
+                    f"Output directory '{p}' is not empty: choose another or pass --overwrite."
+                )
+        total = games
     bar = None
-    if not quiet and games >= 50000:
-        bar = click.progressbar(length=games, label="games", file=sys.stderr)
+    if not quiet and isinstance(total, int) and total >= 50000:
+        bar = click.progressbar(length=total, label="games", file=sys.stderr)
         bar.__enter__()
 
     def progress(done, total):
         if bar is not None:
             bar.update(done - bar.pos)
 
+    where = dict(backend=backend, scheduler=scheduler, workers=workers, threads=threads)
     try:
-        res = simulate(
-            rules,
-            seat_list,
-            games=games,
-            seed=seed,
-            threads=threads,
-            record_rounds=record_rounds,
-            progress=progress,
-        )
+        if resume_dir is not None:
+            rep = resume_run(resume_dir, progress=progress, **where)
+        else:
+            rep = stream_run(
+                rules,
+                seat_list,
+                games=games,
+                seed=seed,
+                out_dir=out_dir,
+                overwrite=overwrite,
+                record_rounds=record_rounds,
+                chunk_size=chunk_size,
+                progress=progress,
+                **where,
+            )
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+            bar = None
+        msg = "Interrupted."
+        if target is not None:
+            try:
+                m = RunDir.read(target).manifest
+                msg = (
+                    f"Interrupted: {m['games_done']} of {m['games']} games are on disk in"
+                    f" '{target}'; finish with: loba simulate --resume {target}"
+                )
+            except Exception:
+                pass
+        click.echo(msg, err=True)
+        raise click.exceptions.Exit(130) from None
+    except ChunkError as e:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+            bar = None
+        click.echo(f"Error: {e}", err=True)
+        raise click.exceptions.Exit(1) from None
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    if out_dir is not None:
-        res.write(out_dir, overwrite=overwrite)
     if quiet:
         return
-    s = res.summary()
+    s = rep.summary
     if as_json:
-        click.echo(json.dumps(s, indent=2))
+        click.echo(json.dumps({**s, "backend": rep.backend}, indent=2))
         return
-    click.echo(f"rules {rules.id}  seats {','.join(res.seat_labels)}  seed {seed}")
+    b = rep.backend
+    how = (
+        f"{b['threads']} threads"
+        if b["backend"] == "local"
+        else f"dask on {b['scheduler']}, {b['workers']} worker{'s' * (b['workers'] != 1)}"
+    )
+    click.echo(f"rules {rep.rules_id}  seats {','.join(rep.seat_labels)}  seed {rep.seed}")
     click.echo(
         f"{s['games']} games in {s['elapsed_seconds']:.2f} s ({s['games_per_second']:,.0f} games/s,"
-        f" {res.threads} threads); {s['unfinished']} unfinished"
+        f" {how}); {s['unfinished']} unfinished"
     )
     click.echo(
         f"mean rounds/game {s['mean_rounds']:.2f}, turns/game {s['mean_turns']:.1f}, "
@@ -168,7 +287,9 @@ def simulate_cmd(
             f"  seat {row['seat']} {row['policy']:<24} {row['share']:7.2%}  "
             f"[{row['ci_low']:.2%}, {row['ci_high']:.2%}]"
         )
-    if out_dir is not None:
+    if resume_dir is not None:
+        click.echo(f"resumed {resume_dir}: played the {rep.games} missing games")
+    elif out_dir is not None:
         click.echo(f"wrote {out_dir}")
 
 
@@ -189,12 +310,17 @@ def bench_cmd(games, seats, preset, sets):
 @cli.command("replay")
 @rules_option
 @set_option
-@click.option("--seats", default="greedy,greedy,greedy,greedy", show_default=True,
-              help="The run's seats (comma-separated seat strings).")
+@click.option(
+    "--seats",
+    default="greedy,greedy,greedy,greedy",
+    show_default=True,
+    help="The run's seats (comma-separated seat strings).",
+)
 @click.option("--seed", required=True, type=int, help="The run's seed.")
 @click.option("--game", "game", required=True, type=int, help="Game index within the run.")
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
-              show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True
+)
 @click.option("--round", "only_round", type=int, default=None, help="Show one round only.")
 def replay_cmd(preset, sets, seats, seed, game, fmt, only_round):
     """Play game GAME of a run again and show every move (text) or every event (jsonl)."""
@@ -531,20 +657,20 @@ def rebuy_value_cmd(
         fig = plots.rebuy_policy_plot(table) if plot_file else None
     else:
         n = games or 1000
-        bar = click.progressbar(length=n, label="games", file=sys.stderr) if n >= 200 else None
-        if bar is not None:
-            bar.__enter__()
+        bars = []  # opened at the first game played, so bad input fails before any output
+
+        def progress(done, total):
+            if total < 200:
+                return
+            if not bars:
+                bars.append(click.progressbar(length=total, label="games", file=sys.stderr))
+                bars[0].__enter__()
+            bars[0].update(done - bars[0].pos)
+
         try:
-            dec = rb.rebuy_value_state(
-                rules,
-                seats,
-                n,
-                seed,
-                reps,
-                progress=(lambda d, t: bar.update(d - bar.pos)) if bar else None,
-            )
+            dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=progress)
         finally:
-            if bar is not None:
+            for bar in bars:
                 bar.__exit__(None, None, None)
         if out_dir is not None:
             Path(out_dir).mkdir(parents=True, exist_ok=True)

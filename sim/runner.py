@@ -1,16 +1,34 @@
-"""Batches of games: validation, seating, threads, chunking, progress.
+"""Batches of games: validation, seating, threads, chunking, progress, backends.
 
-:func:`simulate` is the Python entry point. It validates everything first (a bad rule, seat or
-count raises :class:`RuleError` / :class:`SeatError` / ``ValueError`` with one sentence), then
-runs the compiled kernel chunk by chunk. Game ``i`` of a run always draws from the random
-stream of ``(seed, i)``, so any thread count or chunk size gives bit-identical tables.
+:func:`simulate` is the Python entry point for runs that fit in memory. It validates everything
+first (a bad rule, seat or count raises :class:`RuleError` / :class:`SeatError` /
+``ValueError`` with one sentence), then runs the compiled kernel chunk by chunk. Game ``i`` of a
+run always draws from the random stream of ``(seed, i)``, so any thread count, chunk size or
+backend gives bit-identical tables.
+
+:func:`stream_run` and :func:`resume_run` are what ``loba simulate`` uses: chunks of
+consecutive games are played by a backend (``local``: this process, Numba threads; ``dask``: the
+tasks of a Dask cluster, :mod:`sim.dask_backend`) and each finished chunk goes straight to disk
+as one Parquet part per table (:class:`sim.results.RunDir`), so memory stays bounded whatever
+the number of games, and an interrupted run resumes where it stopped.
+
+Test hook: ``LOBA_FAIL_CHUNK=K`` makes chunk K raise on every attempt, ``LOBA_FAIL_CHUNK=K:once``
+on its first attempt only (read by the process that starts the run and handed to the backend,
+so it reaches Dask workers too).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
+import tempfile
+import threading
 import time
+import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -18,11 +36,20 @@ import numpy as np
 from .loba.kernel import run_games
 from .loba.layout import GR_SIZE, MAX_SEATS, RR_SIZE, SR_SIZE
 from .policies import Seat, parse_seats
-from .results import Results
+from .results import (
+    Results,
+    RunDir,
+    RunDirError,
+    add_aggregates,
+    aggregate,
+    base_manifest,
+    summarize,
+)
 from .rules import RuleSet, make_rules, parse_rules_id
 
 DEFAULT_CHUNK = 8192
 ROUNDS_CHUNK = 512  # per-round records take max_rounds_per_game x seats rows per game
+BACKENDS = ("local", "dask")
 
 
 def resolve_rules(rules) -> RuleSet:
@@ -53,6 +80,18 @@ def set_threads(threads: int | None) -> int:
         raise ValueError(f"--threads must be a whole number of at least 1, not {threads}.")
     numba.set_num_threads(min(threads, top))
     return min(threads, top)
+
+
+def check_run(rules, seats, games, seed) -> tuple[RuleSet, list[Seat]]:
+    """Validate what defines a run; one-sentence errors. Returns (rules, seats)."""
+    rules = resolve_rules(rules)
+    seat_list = parse_seats(seats)
+    rules.check_players(len(seat_list))
+    if isinstance(games, bool) or not isinstance(games, int | np.integer) or games < 1:
+        raise ValueError(f"The number of games must be a whole number of at least 1, not {games}.")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
+        raise ValueError(f"The seed must be a whole number from 0 to 2^63-1, not {seed}.")
+    return rules, seat_list
 
 
 def run_chunk(R, n_players, seed, start, count, tables, record_rounds: int):
@@ -99,14 +138,8 @@ def simulate(
     (pagat). ``seats``: a comma-separated seat string or a list (one entry per player, 2-5).
     ``progress(done, total)`` is called after every chunk.
     """
-    rules = resolve_rules(rules)
-    seat_list = parse_seats(seats)
+    rules, seat_list = check_run(rules, seats, games, seed)
     n = len(seat_list)
-    rules.check_players(n)
-    if isinstance(games, bool) or not isinstance(games, int | np.integer) or games < 1:
-        raise ValueError(f"The number of games must be a whole number of at least 1, not {games}.")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
-        raise ValueError(f"The seed must be a whole number from 0 to 2^63-1, not {seed}.")
     used_threads = set_threads(threads)
     R = rules.to_array()
     tables = seat_tables(seat_list)
@@ -141,3 +174,407 @@ def simulate(
 
 def cpu_count() -> int:
     return os.cpu_count() or 1
+
+
+# ---------------------------------------------------------------------------- streamed runs
+class ChunkError(RuntimeError):
+    """A chunk failed on its retry too; the run stopped. One sentence naming the chunk."""
+
+
+def portable_seat(seat: Seat) -> str:
+    """The seat string with plug-in file paths made absolute, so another process (a Dask
+    worker, a later ``--resume`` from another folder) loads the same module."""
+
+    def fix(ref: str) -> str:
+        mod, sep, name = ref.rpartition(":")
+        if sep and (mod.endswith(".py") or "/" in mod or "\\\\" in mod):
+            return f"{Path(mod).expanduser().resolve()}:{name}"
+        return ref
+
+    return dataclasses.replace(
+        seat, policy_ref=fix(seat.policy_ref), rebuy_ref=fix(seat.rebuy_ref)
+    ).label
+
+
+@dataclass(frozen=True)
+class ChunkJob:
+    """Everything a process needs to play any chunk of one run (small and picklable).
+
+    Chunk ``k`` is games ``first_game + k*chunk_size`` onwards, at most ``chunk_size`` of them.
+    """
+
+    rules_id: str
+    seat_specs: tuple[str, ...]  # portable seat strings, to load the policies
+    seat_labels: tuple[str, ...]  # as the user wrote them, for the tables
+    seed: int
+    first_game: int
+    games: int
+    chunk_size: int
+    record_rounds: bool
+    encode: bool  # True: return Parquet parts (a run directory); False: only the totals
+    fail: str = ""  # test hook, LOBA_FAIL_CHUNK of the starting process
+    token: str = ""  # unique per run
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.games // self.chunk_size)
+
+    def chunk_games(self, k: int) -> tuple[int, int]:
+        a = k * self.chunk_size
+        return self.first_game + a, min(self.chunk_size, self.games - a)
+
+
+@dataclass
+class ChunkResult:
+    k: int
+    parts: dict | None  # table -> Parquet bytes
+    agg: dict  # summary totals of the chunk
+    seconds: float  # kernel time
+
+
+@functools.lru_cache(maxsize=8)
+def _setup(rules_id: str, seat_specs: tuple[str, ...]):
+    """Rules, seats and the kernel's tables, built once per process and run."""
+    rules = parse_rules_id(rules_id)
+    seat_list = parse_seats(list(seat_specs))
+    return rules, seat_list, rules.to_array(), seat_tables(seat_list)
+
+
+_KERNEL_LOCK = threading.Lock()  # one kernel call at a time per process; it uses every thread
+
+
+def warm(job: ChunkJob, threads: int | None = None) -> float:
+    """Load (or compile) the kernel for this run in this process; returns the seconds taken."""
+    t = time.perf_counter()
+    rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
+    rr = rules.max_rounds_per_game if job.record_rounds else 0
+    with _KERNEL_LOCK:
+        if threads:
+            set_threads(threads)
+        run_chunk(R, len(seats), job.seed, job.first_game, 1, tables, rr)
+    return time.perf_counter() - t
+
+
+def _maybe_fail(job: ChunkJob, k: int) -> None:
+    if not job.fail:
+        return
+    which, _, mode = job.fail.partition(":")
+    if which.strip() != str(k):
+        return
+    if mode == "once":
+        flag = Path(tempfile.gettempdir()) / f"loba-fail-{job.token}-{k}"
+        try:
+            os.close(os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+    raise RuntimeError(f"injected failure (LOBA_FAIL_CHUNK={job.fail})")
+
+
+def play_chunk(job: ChunkJob, k: int, threads: int | None = None) -> ChunkResult:
+    """Play chunk ``k`` of ``job`` in this process: its Parquet parts and summary totals.
+
+    The same function runs in the local backend and in Dask workers, so both give the same
+    bytes. ``threads``: Numba threads for the kernel (None: leave as set).
+    """
+    _maybe_fail(job, k)
+    rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
+    start, count = job.chunk_games(k)
+    rr = rules.max_rounds_per_game if job.record_rounds else 0
+    with _KERNEL_LOCK:
+        if threads:
+            set_threads(threads)
+        t = time.perf_counter()
+        g, s, r = run_chunk(R, len(seats), job.seed, start, count, tables, rr)
+        t = time.perf_counter() - t
+    res = Results.from_arrays(
+        rules,
+        list(job.seat_labels),
+        job.seed,
+        start,
+        g,
+        s,
+        r if job.record_rounds else None,
+        elapsed=t,
+        threads=threads or numba.get_num_threads(),
+    )
+    del g, s, r
+    return ChunkResult(k, res.parts() if job.encode else None, res.aggregates(), t)
+
+
+def chunk_failed(job: ChunkJob, k: int, exc: BaseException, run: RunDir | None) -> ChunkError:
+    """The one sentence for a chunk that failed twice."""
+    start, count = job.chunk_games(k)
+    why = f"{type(exc).__name__}: {exc}".strip().rstrip(".").replace("\n", " ")
+    where = (
+        f"; the {len(run.done)} finished chunks are kept in '{run.path}' and"
+        f" 'loba simulate --resume {run.path}' finishes the run"
+        if run is not None
+        else ""
+    )
+    return ChunkError(
+        f"Chunk {k} (games {start} to {start + count - 1}) failed twice ({why}); the run"
+        f" stopped{where}."
+    )
+
+
+class Sink:
+    """Where finished chunks go: the run directory (if any), the totals and the progress."""
+
+    def __init__(self, job, run: RunDir | None, progress, total: int, done: int):
+        self.job, self.run, self.progress = job, run, progress
+        self.total, self.done = total, done
+        self.agg = aggregate(None, None, len(job.seat_labels))
+        self.t0: float | None = None
+        self.games = 0
+
+    def start(self) -> None:
+        """The kernel is loaded everywhere: timing starts."""
+        self.t0 = time.perf_counter()
+
+    @property
+    def elapsed(self) -> float:
+        return 0.0 if self.t0 is None else time.perf_counter() - self.t0
+
+    def put(self, res: ChunkResult) -> None:
+        if self.run is not None:
+            try:
+                self.run.add_part(res.k, res.parts, elapsed=self.elapsed)
+            except OSError as e:
+                p = self.run.path
+                raise ChunkError(
+                    f"Could not write chunk {res.k} to '{p}' ({e.strerror or e}); the"
+                    f" {len(self.run.done)} finished chunks are kept and"
+                    f" 'loba simulate --resume {p}' finishes the run."
+                ) from e
+        self.agg = add_aggregates(self.agg, res.agg)
+        n = self.job.chunk_games(res.k)[1]
+        self.games += n
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+def run_local(job: ChunkJob, todo: list[int], sink: Sink, threads: int | None) -> dict:
+    """The ``local`` backend: chunks one after another in this process, Numba threads each."""
+    used = set_threads(threads)
+    warm(job)
+    sink.start()
+    for k in todo:
+        try:
+            res = play_chunk(job, k)
+        except Exception:
+            try:  # retried once: a transient failure (disk, memory) should not stop a long run
+                res = play_chunk(job, k)
+            except Exception as e:
+                raise chunk_failed(job, k, e, sink.run) from e
+        sink.put(res)
+    return {"backend": "local", "threads": used}
+
+
+@dataclass
+class RunReport:
+    """What a streamed run did: its summary and where it is."""
+
+    summary: dict  # Results.summary()-style figures of the whole run
+    rules_id: str
+    seat_labels: list[str]
+    seed: int
+    games: int  # games played by this call
+    elapsed: float  # seconds this call spent playing and writing (after loading the kernel)
+    backend: dict  # {"backend": "local", "threads": 2} or the Dask details
+    path: Path | None = None
+    complete: bool = True
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.elapsed if self.elapsed > 0 else float("inf")
+
+
+def _check_backend(backend: str, scheduler, workers, chunk_size, threads) -> None:
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise ValueError(f"--threads must be a whole number of at least 1, not {threads}.")
+    if backend not in BACKENDS:
+        raise ValueError(f"Unknown backend '{backend}': choose local or dask.")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("--scheduler is only used with --backend dask.")
+    if workers is not None:
+        if backend != "dask":
+            raise ValueError("--workers is only used with --backend dask.")
+        if scheduler is not None:
+            raise ValueError(
+                "--workers sets the size of a local Dask cluster; it cannot be used with"
+                " --scheduler."
+            )
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"--workers must be a whole number of at least 1, not {workers}.")
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
+    ):
+        raise ValueError(f"--chunk-size must be a whole number of at least 1, not {chunk_size}.")
+
+
+def _execute(job, run, todo, progress, total, done, backend, scheduler, workers, threads):
+    sink = Sink(job, run, progress, total, done)
+    if backend == "dask":
+        from .dask_backend import run_dask
+
+        info = run_dask(
+            job,
+            todo,
+            sink,
+            scheduler=scheduler,
+            workers=workers,
+            threads=threads,
+            begin=run.begin_session if run is not None else None,
+        )
+    else:
+        if run is not None:
+            run.begin_session({"backend": "local", "threads": set_threads(threads)})
+        info = run_local(job, todo, sink, threads)
+    return sink, info
+
+
+def stream_run(
+    rules=None,
+    seats="greedy,greedy,greedy,greedy",
+    games: int = 1000,
+    seed: int = 0,
+    *,
+    out_dir=None,
+    overwrite: bool = False,
+    threads: int | None = None,
+    record_rounds: bool = False,
+    chunk_size: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunReport:
+    """Play a run of any size with bounded memory; what ``loba simulate`` does.
+
+    With ``out_dir`` every finished chunk is written at once as Parquet parts of a run
+    directory (resumable with :func:`resume_run`) and the summary is computed from the disk;
+    without it only the summary totals are kept. ``backend``: ``"local"`` (Numba threads of
+    this process) or ``"dask"`` (``scheduler`` address, or a local cluster of ``workers``
+    processes). ``progress(done, total)`` is called after every chunk.
+    """
+    rules, seat_list = check_run(rules, seats, games, seed)
+    _check_backend(backend, scheduler, workers, chunk_size, threads)
+    chunk = chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK)
+    labels = [s.label for s in seat_list]
+    job = ChunkJob(
+        rules_id=rules.id,
+        seat_specs=tuple(portable_seat(s) for s in seat_list),
+        seat_labels=tuple(labels),
+        seed=int(seed),
+        first_game=0,
+        games=int(games),
+        chunk_size=int(chunk),
+        record_rounds=bool(record_rounds and out_dir is not None),
+        encode=out_dir is not None,
+        fail=os.environ.get("LOBA_FAIL_CHUNK", ""),
+        token=uuid.uuid4().hex,
+    )
+    run = None
+    if out_dir is not None:
+        man = base_manifest(rules, labels, seed, 0, games, job.record_rounds)
+        man.update(seat_specs=list(job.seat_specs), chunk_size=job.chunk_size, chunks=job.n_chunks)
+        run = RunDir.create(out_dir, man, overwrite=overwrite)
+    return _finish(
+        job,
+        run,
+        list(range(job.n_chunks)),
+        0,
+        progress,
+        backend,
+        scheduler,
+        workers,
+        threads,
+        fresh=True,
+    )
+
+
+def _finish(
+    job, run, todo, done0, progress, backend, scheduler, workers, threads, fresh=False
+) -> RunReport:
+    try:
+        try:
+            sink, info = _execute(
+                job, run, todo, progress, job.games, done0, backend, scheduler, workers, threads
+            )
+        except ValueError:
+            # refused before any game was kept (e.g. an unreachable --scheduler): leave no
+            # half-made run directory behind to block the corrected command
+            if fresh and run is not None and not run.done:
+                run.discard()
+            raise
+        if run is not None:
+            complete = run.finish()
+            summary = run.summary()
+        else:
+            complete = True
+            summary = summarize(sink.agg, job.seat_labels, sink.elapsed)
+    finally:
+        if run is not None:
+            run.release()
+        if job.fail:  # the test hook's marks (same machine for local runs and local clusters)
+            for f in Path(tempfile.gettempdir()).glob(f"loba-fail-{job.token}-*"):
+                f.unlink(missing_ok=True)
+    return RunReport(
+        summary=summary,
+        rules_id=job.rules_id,
+        seat_labels=list(job.seat_labels),
+        seed=job.seed,
+        games=sink.games,
+        elapsed=sink.elapsed,
+        backend=info,
+        path=run.path if run is not None else None,
+        complete=complete,
+    )
+
+
+def resume_run(
+    run_dir,
+    *,
+    threads: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunReport:
+    """Finish an interrupted run directory: play the chunks it lacks, then mark it complete.
+
+    Rules, seats, seed, games and chunk size come from its manifest, so the finished tables are
+    the ones an uninterrupted run writes; a listed part that is missing or unreadable is played
+    again. Refuses (one sentence, :class:`RunDirError`) a missing, foreign, corrupt or complete
+    directory, and one that another process is writing.
+    """
+    _check_backend(backend, scheduler, workers, None, threads)
+    run = RunDir.resume(run_dir)
+    try:
+        m = run.manifest
+        specs = m.get("seat_specs") or m["seats"]
+        rules, seat_list = check_run(m["rules_id"], specs, m["games"], m["seed"])
+        job = ChunkJob(
+            rules_id=rules.id,
+            seat_specs=tuple(portable_seat(s) for s in seat_list),
+            seat_labels=tuple(m["seats"]),
+            seed=m["seed"],
+            first_game=m["first_game"],
+            games=m["games"],
+            chunk_size=m["chunk_size"],
+            record_rounds=bool(m.get("rounds_recorded")),
+            encode=True,
+            fail=os.environ.get("LOBA_FAIL_CHUNK", ""),
+            token=uuid.uuid4().hex,
+        )
+        if job.n_chunks != run.n_chunks or len(seat_list) != m.get("n_players"):
+            raise RunDirError(f"'{run.path / 'manifest.json'}' is corrupt: its counts disagree.")
+    except BaseException:
+        run.release()
+        raise
+    return _finish(
+        job, run, run.todo(), run.games_done(), progress, backend, scheduler, workers, threads
+    )

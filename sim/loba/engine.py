@@ -241,12 +241,6 @@ def copy_rows2(src, dst, n):
 
 
 @kernel
-def tracing(tr):
-    """Is this game recording its event stream (sim.trace)?"""
-    return tr[0].shape[0] > 0
-
-
-@kernel
 def ev(tr, typ, rnd, seat, a, b, c, d):
     """Append one event row; returns its index (-1 when off or full: cnt[2] marks overflow)."""
     evs, pay, cnt = tr
@@ -382,7 +376,7 @@ def deal_round(st, R, deck, deck_n, tr):
     g[G_STOCK_N] -= 1
     g[G_PILE_N] = 1
     g[G_CUR] = first  # [A8]
-    if tracing(tr):
+    if tr is not None:
         i = ev(tr, EV_DEAL, g[G_ROUND], -1, g[G_DEALER], st.pile[0], 0, 0)
         for q in range(g[G_NP]):
             ev_push(tr, i, st.s[q, S_HAND_N])
@@ -412,7 +406,7 @@ def rebuild_stock(st, R, tr):
     g[G_STOCK_N] = k
     g[G_RESHUFFLES] += 1
     g[G_RESHUFFLES_TOTAL] += 1
-    if tracing(tr):
+    if tr is not None:
         ev_stock(tr, st, ev(tr, EV_REBUILD, g[G_ROUND], -1, 0, 0, 0, 0))
     return True
 
@@ -479,7 +473,7 @@ def do_play(st, seat, act, tr):
         st.g[G_TAKEN] = -1  # [A12] a card of the taken identity reached the table
     nm = st.g[G_NMELDS]
     st.g[G_NMELDS] = apply_play(hand, st.melds, nm, act, seat)
-    if tracing(tr):
+    if tr is not None:
         if act[A_TYPE] == PLAY_MELD:
             row = st.melds[nm]
             i = ev(tr, EV_MELD, st.g[G_ROUND], seat, nm, row[M_KIND], row[M_KEY], 0)
@@ -491,7 +485,7 @@ def do_play(st, seat, act, tr):
                 for t in range(4):
                     ev_push(tr, i, row[M_C0 + t])
         else:
-            if tracing(tr):
+            if tr is not None:
                 ev(
                     tr,
                     EV_LAYOFF,
@@ -723,7 +717,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         hand[top] += 1
         s[seat, S_HAND_N] += 1
         g[G_TAKEN] = top
-        if tracing(tr):
+        if tr is not None:
             ev(tr, EV_DRAW, g[G_ROUND], seat, DRAW_DISCARD, top, 0, 0)
         if kplan == 1:  # the policy picks which play puts the card down
             n = gen_plays(st, R, seat, acts)
@@ -750,7 +744,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         g[G_STOCK_N] -= 1
         hand[st.stock[g[G_STOCK_N]]] += 1
         s[seat, S_HAND_N] += 1
-        if tracing(tr):
+        if tr is not None:
             ev(tr, EV_DRAW, g[G_ROUND], seat, DRAW_STOCK, st.stock[g[G_STOCK_N]], 0, 0)
     # [A9] any number of plays, in any order
     while s[seat, S_HAND_N] > 0:
@@ -783,7 +777,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
     s[seat, S_HAND_N] -= 1
     st.pile[g[G_PILE_N]] = cid
     g[G_PILE_N] += 1
-    if tracing(tr):
+    if tr is not None:
         ev(tr, EV_DISCARD, g[G_ROUND], seat, 0, cid, 0, 0)
     if s[seat, S_HAND_N] == 0:
         return TURN_OUT  # [A25] out by the last discard
@@ -832,7 +826,7 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
         if s[q, S_SCORE] >= R[R_ELIM]:
             s[q, S_STATUS] = ST_OVER
             n_over += 1
-            if tracing(tr):
+            if tr is not None:
                 ev(tr, EV_OVER, g[G_ROUND], q, s[q, S_SCORE], 0, 0, 0)
         else:
             n_surv += 1
@@ -857,7 +851,7 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
                 g[G_POT] += R[R_REBUY_COST]
                 s[q, S_SCORE] = target
                 rstat[q] = RS_REBOUGHT
-                if tracing(tr):
+                if tr is not None:
                     ev(tr, EV_REBUY, g[G_ROUND], q, target, g[G_POT], s[q, S_REBUYS], 0)
             else:  # [A32]
                 rstat[q] = RS_OVER
@@ -868,7 +862,7 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
                 else:
                     s[q, S_STATUS] = ST_OUT
                     s[q, S_ELIM_ROUND] = g[G_ROUND]
-                    if tracing(tr):
+                    if tr is not None:
                         ev(tr, EV_ELIM, g[G_ROUND], q, s[q, S_SCORE], 0, 0, 0)
     if n_active(st) <= 1:  # [A33]
         for q in range(np_):
@@ -895,10 +889,8 @@ def finish_places(st):
 
 
 @jit
-def new_bufs(R, ev_cap=0, pay_cap=0):
-    """Scratch arrays for one game: acts, plan, pub (rules filled in), hand, melds, statuses,
-    and the event trace (events int32[ev_cap, EF], payload int16[pay_cap], counters int64[3]);
-    capacity 0 = no tracing."""
+def new_bufs(R):
+    """Scratch arrays for one game: acts, plan, pub (rules filled in), hand, melds, statuses."""
     pub = np.zeros(PUB_SIZE, dtype=np.int32)
     for i in range(R_SIZE):
         pub[PUB_RULES + i] = R[i]
@@ -909,6 +901,16 @@ def new_bufs(R, ev_cap=0, pay_cap=0):
         np.zeros(N_IDS, dtype=np.int8),
         np.zeros((MAX_MELDS, MF), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
+    )
+
+
+@jit
+def new_trace(ev_cap, pay_cap):
+    """An event trace buffer: events int32[ev_cap, EF], payload int16[pay_cap], counters
+    int64[3] (events, payload used, overflow). Pass it as ``tr`` to :func:`step` /
+    :func:`play_game`; pass ``None`` for no trace (the batch kernel): Numba then compiles every
+    ``if tr is not None`` block away, so batches pay nothing for tracing."""
+    return (
         np.zeros((ev_cap, EF), dtype=np.int32),
         np.zeros(pay_cap, dtype=np.int16),
         np.zeros(3, dtype=np.int64),
@@ -926,11 +928,11 @@ def end_round(st, R, out, tr):
         g[G_VOIDS] += 1
         for q in range(g[G_NP]):
             st.s[q, S_PENALTY] = 0
-        if tracing(tr):
+        if tr is not None:
             ev(tr, EV_VOID, g[G_ROUND], -1, g[G_VOID_REASON], 0, 0, 0)
     else:
         score_round(st, R, out)
-        if tracing(tr):
+        if tr is not None:
             ev(tr, EV_OUT, g[G_ROUND], out, st.s[out, S_BONUS], 0, 0, 0)
             i = ev(tr, EV_SCORE, g[G_ROUND], -1, 0, 0, 0, 0)
             for q in range(g[G_NP]):
@@ -969,7 +971,7 @@ def settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr):
     if g[G_DONE] == 1:
         finish_places(st)
         g[G_PHASE] = PH_DONE
-        if tracing(tr):
+        if tr is not None:
             ev(tr, EV_END, g[G_ROUND], g[G_WINNER], g[G_WINNER], g[G_ROUND], g[G_POT], 0)
     else:
         g[G_DEALER] = next_active(st, g[G_DEALER])  # [A5]
@@ -977,7 +979,7 @@ def settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr):
 
 
 @kernel
-def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs):
+def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr):
     """Advance the game by one transition: PH_DEAL deals, PH_TURN plays one turn (and scores
     the round if it ends), PH_SETTLE settles the round (rebuys, elimination, game end).
 
@@ -986,7 +988,6 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
     round's per-seat record when it has room. Returns the new phase (PH_*).
     """
     acts, plan, pub, sh, sm = bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]
-    tr = (bufs[6], bufs[7], bufs[8])
     g = st.g
     s = st.s
     phase = g[G_PHASE]
@@ -998,7 +999,7 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
             g[G_DONE] = 1
             finish_places(st)
             g[G_PHASE] = PH_DONE
-            if tracing(tr):
+            if tr is not None:
                 ev(tr, EV_END, r, -1, -1, r, g[G_POT], 0)
             return PH_DONE
         g[G_ROUND] += 1
@@ -1033,7 +1034,11 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
 
 
 @kernel
-def play_game(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs):
+def play_game(
+    st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr
+):
     """Run :func:`step` until the game is over."""
     while st.g[G_PHASE] != PH_DONE:
-        step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs)
+        step(
+            st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr
+        )

@@ -99,7 +99,9 @@ def play_one(
     bufs = new_bufs(R)
     seed_game(st.rng, st.prng, seed, index)
     start_game(st, R, n_players, first_dealer)
-    play_game(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs)
+    play_game(
+        st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, None
+    )
     write_records(st, games_row, seats_rows)
     return st
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..cards import JOKER, card_str, parse_cards, position_card
 from ..rng import seed_game
 from ..rules import RuleSet, make_rules
-from .engine import copy_state, new_bufs, new_state, play_game, start_game, step
+from .engine import copy_state, new_bufs, new_state, new_trace, play_game, start_game, step
 from .layout import (
     G_CUR,
     G_DEALER,
@@ -127,7 +127,8 @@ class Game:
         self.index = int(index)
         self.st = new_state()
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
-        self.bufs = new_bufs(self.R, cap, cap * 4)
+        self.bufs = new_bufs(self.R)
+        self.tr = new_trace(cap, cap * 4) if cap > 0 else None
         seed_game(self.st.rng, self.st.prng, np.uint64(seed), index)
         start_game(self.st, self.R, self.n, first_dealer)
         self.first_dealer = int(self.st.g[G_DEALER])
@@ -137,7 +138,19 @@ class Game:
         """One deal or one turn; returns the new phase."""
         d, p, x, r, params = self.tables
         return int(
-            step(self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs)
+            step(
+                self.st,
+                self.R,
+                d,
+                p,
+                x,
+                r,
+                params,
+                self.decks,
+                self.rounds_rows,
+                self.bufs,
+                self.tr,
+            )
         )
 
     def turn(self) -> int:
@@ -157,7 +170,9 @@ class Game:
     def play(self) -> Game:
         """Play to the end of the game (compiled loop)."""
         d, p, x, r, params = self.tables
-        play_game(self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs)
+        play_game(
+            self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs, self.tr
+        )
         return self
 
     def fork(self) -> Game:
@@ -168,6 +183,7 @@ class Game:
         copy_state(self.st, other.st)
         other.rounds_rows = self.rounds_rows.copy()
         other.bufs = new_bufs(self.R)
+        other.tr = None
         return other
 
     def rebuy_decisions(self) -> list[int]:
@@ -212,7 +228,9 @@ class Game:
     # ------------------------------------------------------------ views
     def trace_arrays(self):
         """(events, payload, overflowed) recorded so far (copies)."""
-        evs, pay, cnt = self.bufs[6], self.bufs[7], self.bufs[8]
+        if self.tr is None:
+            raise ValueError("This game was not created with trace=True.")
+        evs, pay, cnt = self.tr
         return evs[: cnt[0]].copy(), pay[: cnt[1]].copy(), bool(cnt[2])
 
     @property

@@ -1,0 +1,94 @@
+"""Analysis of Loba de Menos runs: metrics with confidence intervals, experiments (rebuy
+value, variant comparison, sweeps), plots and the HTML report.
+
+Pure functions over polars frames of run directories::
+
+    import analysis
+    runs = analysis.load_runs(["runs/e101", "runs/e151"])     # kept apart by rules id
+    analysis.key_metrics(runs.games, runs.seats)              # tidy polars DataFrame
+    analysis.elimination_hazard(runs.games, runs.seats).to_pandas()
+
+Plots (``analysis.plots``) and the report (``analysis.report``) import matplotlib; they are
+loaded on first use.
+"""
+
+from __future__ import annotations
+
+from .compare import compare
+from .errors import AnalysisError
+from .io import IncompleteRunWarning, Run, RunSet, load_run, load_runs
+from .metrics import (
+    bust_hazard,
+    elimination_hazard,
+    first_elimination,
+    first_elimination_summary,
+    game_shape,
+    key_metrics,
+    policy_table,
+    rebuy_outcomes,
+    seat_advantage,
+    seat_table,
+    skill_gap,
+    survival,
+)
+from .rebuy import (
+    paired_rebuy_value,
+    rebuy_value_policy,
+    rebuy_value_state,
+    tabulate_state_value,
+)
+from .sweep import run_sweep
+
+__all__ = [
+    "AnalysisError",
+    "IncompleteRunWarning",
+    "Run",
+    "RunSet",
+    "bust_hazard",
+    "compare",
+    "compare_runs",
+    "elimination_hazard",
+    "first_elimination",
+    "first_elimination_summary",
+    "game_shape",
+    "key_metrics",
+    "load_run",
+    "load_runs",
+    "paired_rebuy_value",
+    "policy_table",
+    "rebuy_outcomes",
+    "rebuy_value_policy",
+    "rebuy_value_state",
+    "run_sweep",
+    "seat_advantage",
+    "seat_table",
+    "skill_gap",
+    "summarize",
+    "survival",
+    "tabulate_state_value",
+]
+
+
+def summarize(paths, labels=None):
+    """The key metrics of one or more run directories (see :func:`key_metrics`), as a tidy
+    DataFrame with columns variant, metric, value, ci_low, ci_high, n, unit, kind (``mean``,
+    ``share`` or ``test``: a p-value without interval)."""
+    rs = load_runs(paths, labels)
+    km = key_metrics(rs.games, rs.seats)
+    return km.select("variant", "metric", "value", "ci_low", "ci_high", "n", "unit", "kind")
+
+
+def compare_runs(paths, labels=None, baseline=None):
+    """:func:`compare` of run directories; needs at least two variants (rules ids, seatings
+    or labels)."""
+    rs = load_runs(paths, labels)
+    if len(rs.variants) < 2:
+        raise AnalysisError(
+            "compare needs runs of at least two different rule sets or seatings; these all are "
+            f"'{rs.variants[0]}' (give --label to compare runs of the same rules)."
+        )
+    if baseline is not None and baseline not in rs.variants:
+        raise AnalysisError(
+            f"Baseline '{baseline}' is not one of the variants: {', '.join(rs.variants)}."
+        )
+    return compare(rs.games, rs.seats, baseline)

@@ -1,0 +1,286 @@
+"""Run directories -> lazy polars tables, with provenance checks.
+
+A run directory is what ``loba simulate --out DIR`` (or ``Results.write``) writes:
+``manifest.json`` plus ``games.parquet``, ``seats.parquet`` and, with ``--rounds``,
+``rounds.parquet`` (each a single file or a directory of parts; both are read the same way).
+
+:func:`load_run` checks one directory; :func:`load_runs` puts several side by side. Every row
+gets two columns: ``run`` (the directory's position in the list) and ``variant`` (what the
+metrics group by): the rules id, plus the seating when the runs do not all share one. Runs with
+the same variant are pooled; they must then come from the same engine version (``rules_version``)
+and must not hold the same games twice. Anything else is refused with :class:`AnalysisError`.
+
+A run whose manifest says ``"complete": false`` (an interrupted chunked run) is read as it is:
+its finished games are complete games, so every metric stays valid on them; a
+:class:`IncompleteRunWarning` says how many games are there.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from .errors import AnalysisError
+
+REQUIRED = {
+    "games": (
+        "game",
+        "seed",
+        "rules_id",
+        "n_players",
+        "winner",
+        "rounds",
+        "turns",
+        "void_rounds",
+        "pot",
+        "reshuffles",
+        "one_turn_bonuses",
+        "first_dealer",
+    ),
+    "seats": (
+        "game",
+        "seat",
+        "policy",
+        "final_score",
+        "rebuys",
+        "eliminated_round",
+        "place",
+        "paid",
+        "won",
+        "net",
+    ),
+    "rounds": (
+        "game",
+        "round",
+        "seat",
+        "dealer",
+        "went_out",
+        "one_turn_bonus",
+        "penalty",
+        "score_after",
+        "status",
+        "turns",
+        "reshuffles",
+        "void",
+    ),
+}
+MANIFEST_KEYS = ("rules_id", "rules_version", "seats", "n_players", "seed", "games")
+_STRINGS = {"rules_id", "policy", "status"}
+
+
+class IncompleteRunWarning(UserWarning):
+    """A run directory whose manifest says the run was interrupted."""
+
+
+def collect(lf: pl.LazyFrame | pl.DataFrame, what: str = "the run's tables") -> pl.DataFrame:
+    """``lf.collect()``, turning a read failure (a corrupt Parquet page) into AnalysisError."""
+    if isinstance(lf, pl.DataFrame):
+        return lf
+    try:
+        return lf.collect()
+    except (pl.exceptions.PolarsError, OSError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise AnalysisError(f"Could not read {what}: {first[:200]}.") from None
+
+
+def _scan(path: Path, table: str) -> pl.LazyFrame:
+    if not path.exists():
+        raise AnalysisError(f"Run directory '{path.parent}' has no {table} table ({path.name}).")
+    try:
+        lf = pl.scan_parquet(path)
+        schema = lf.collect_schema()
+    except (pl.exceptions.PolarsError, OSError, ValueError) as e:
+        msg = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
+        raise AnalysisError(f"'{path}' is not a readable Parquet table ({msg}).") from None
+    missing = [c for c in REQUIRED[table] if c not in schema]
+    if missing:
+        raise AnalysisError(
+            f"'{path}' is not a Loba {table} table: it lacks the column(s) {', '.join(missing)}."
+        )
+    exprs = [pl.col(c).cast(pl.String) if c in _STRINGS else pl.col(c) for c in REQUIRED[table]]
+    extra = [c for c in schema if c not in REQUIRED[table]]
+    return lf.select(exprs + [pl.col(c) for c in extra])
+
+
+@dataclass
+class Run:
+    """One run directory: its manifest and lazy tables (``rounds`` is None when not recorded)."""
+
+    path: Path
+    manifest: dict
+    games: pl.LazyFrame
+    seats: pl.LazyFrame
+    rounds: pl.LazyFrame | None
+    n_games: int
+
+    @property
+    def rules_id(self) -> str:
+        return self.manifest["rules_id"]
+
+    @property
+    def seat_labels(self) -> list[str]:
+        return list(self.manifest["seats"])
+
+    @property
+    def complete(self) -> bool:
+        return self.manifest.get("complete", True) is not False
+
+
+def load_run(path) -> Run:
+    """Open one run directory lazily after checking that it is one (manifest, tables, columns,
+    and that the games table holds the rules the manifest names)."""
+    p = Path(path)
+    if not p.exists():
+        raise AnalysisError(f"Run directory '{p}' does not exist.")
+    if not p.is_dir():
+        raise AnalysisError(f"'{p}' is not a directory; give the run directory made by --out.")
+    mpath = p / "manifest.json"
+    if not mpath.exists():
+        raise AnalysisError(
+            f"'{p}' is not a run directory: it has no manifest.json "
+            f"(make one with 'loba simulate --out {p}')."
+        )
+    try:
+        manifest = json.loads(mpath.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise AnalysisError(f"'{mpath}' is not valid JSON.") from None
+    if not isinstance(manifest, dict) or any(k not in manifest for k in MANIFEST_KEYS):
+        lacking = [k for k in MANIFEST_KEYS if not isinstance(manifest, dict) or k not in manifest]
+        raise AnalysisError(f"'{mpath}' is not a Loba run manifest: it lacks {', '.join(lacking)}.")
+    games = _scan(p / "games.parquet", "games")
+    seats = _scan(p / "seats.parquet", "seats")
+    rounds = _scan(p / "rounds.parquet", "rounds") if (p / "rounds.parquet").exists() else None
+    head = collect(
+        games.select(
+            pl.len().alias("n"),
+            pl.col("rules_id").n_unique().alias("k"),
+            pl.col("rules_id").first().alias("rid"),
+        ),
+        f"'{p / 'games.parquet'}'",
+    )
+    n, k, rid = head["n"][0], head["k"][0], head["rid"][0]
+    if n > 0 and (k != 1 or rid != manifest["rules_id"]):
+        raise AnalysisError(
+            f"'{p}' is inconsistent: its manifest says rules '{manifest['rules_id']}' but its "
+            f"games table holds '{rid}'."
+        )
+    run = Run(p, manifest, games, seats, rounds, int(n))
+    if not run.complete:
+        warnings.warn(
+            f"Run '{p}' is incomplete: {n} of {manifest['games']} games were written; "
+            "the analysis uses those.",
+            IncompleteRunWarning,
+            stacklevel=2,
+        )
+    elif n != int(manifest["games"]):
+        raise AnalysisError(
+            f"'{p}' is damaged: its games table has {n} games but its manifest says "
+            f"{manifest['games']}."
+        )
+    return run
+
+
+@dataclass
+class RunSet:
+    """Several runs side by side. ``games``/``seats``/``rounds`` are lazy frames of all of them
+    with ``run`` and ``variant`` columns; ``variants`` lists the variants in load order."""
+
+    runs: list[Run]
+    variant_of: list[str]
+    games: pl.LazyFrame
+    seats: pl.LazyFrame
+    rounds: pl.LazyFrame | None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def variants(self) -> list[str]:
+        return list(dict.fromkeys(self.variant_of))
+
+    def runs_of(self, variant: str) -> list[Run]:
+        return [r for r, v in zip(self.runs, self.variant_of, strict=True) if v == variant]
+
+    def manifest(self, variant: str) -> dict:
+        """The manifest of the first run of a variant."""
+        return self.runs_of(variant)[0].manifest
+
+    @property
+    def has_rounds(self) -> bool:
+        return self.rounds is not None
+
+
+def _tag(lf: pl.LazyFrame, i: int, variant: str) -> pl.LazyFrame:
+    return lf.with_columns(pl.lit(i, dtype=pl.Int32).alias("run"), pl.lit(variant).alias("variant"))
+
+
+def load_runs(paths, labels: list[str] | None = None) -> RunSet:
+    """Open several run directories (or one) as a :class:`RunSet`.
+
+    ``labels`` (optional, one per path) names the variants yourself; runs given the same label
+    are pooled under the same checks. Raises :class:`AnalysisError` for an unreadable
+    directory, for pooling runs of different engine versions, seats or rules under one label,
+    and for the same games given twice.
+    """
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    paths = list(paths)
+    if not paths:
+        raise AnalysisError("Give at least one run directory.")
+    runs = [load_run(p) for p in paths]
+    if labels is not None and len(labels) != len(runs):
+        raise AnalysisError(f"Give one label per run directory ({len(runs)}), not {len(labels)}.")
+    seatings = {tuple(r.seat_labels) for r in runs}
+    if labels is None:
+        variant_of = [
+            r.rules_id if len(seatings) == 1 else f"{r.rules_id} | {','.join(r.seat_labels)}"
+            for r in runs
+        ]
+    else:
+        variant_of = [str(x) for x in labels]
+    first: dict[str, Run] = {}
+    spans: dict[str, list[tuple[Run, int, int, int]]] = {}
+    for r, v in zip(runs, variant_of, strict=True):
+        m = r.manifest
+        if v in first:
+            f = first[v]
+            fm = f.manifest
+            for key, what in (
+                ("rules_id", "rules"),
+                ("rules_version", "engine rules version"),
+                ("seats", "seats"),
+            ):
+                if fm[key] != m[key]:
+                    raise AnalysisError(
+                        f"Runs '{f.path}' and '{r.path}' cannot be pooled as '{v}': their "
+                        f"{what} differ ({fm[key]} vs {m[key]})."
+                    )
+        else:
+            first[v] = r
+        g0 = int(m.get("first_game", 0))
+        span = (r, int(m["seed"]), g0, g0 + max(r.n_games, int(m["games"])))
+        for o, seed, a, b in spans.get(v, []):
+            if seed == span[1] and a < span[3] and span[2] < b:
+                raise AnalysisError(
+                    f"Runs '{o.path}' and '{r.path}' hold the same games (seed {seed}, games "
+                    f"{max(a, span[2])}-{min(b, span[3]) - 1}); pooling them would count them "
+                    "twice."
+                )
+        spans.setdefault(v, []).append(span)
+    games = pl.concat(
+        [_tag(r.games, i, v) for i, (r, v) in enumerate(zip(runs, variant_of, strict=True))],
+        how="diagonal_relaxed",
+    )
+    seats = pl.concat(
+        [_tag(r.seats, i, v) for i, (r, v) in enumerate(zip(runs, variant_of, strict=True))],
+        how="diagonal_relaxed",
+    )
+    with_rounds = [
+        _tag(r.rounds, i, v)
+        for i, (r, v) in enumerate(zip(runs, variant_of, strict=True))
+        if r.rounds is not None
+    ]
+    rounds = pl.concat(with_rounds, how="diagonal_relaxed") if with_rounds else None
+    return RunSet(runs, variant_of, games, seats, rounds)

@@ -1,0 +1,357 @@
+"""Matplotlib figures of the metrics: labelled axes with units, 95% interval bands or bars.
+
+Every function takes a tidy table from :mod:`analysis.metrics` / :mod:`analysis.rebuy` /
+:mod:`analysis.sweep` and returns a :class:`matplotlib.figure.Figure` (no global pyplot state:
+safe in scripts, notebooks and the report). Save one with ``fig.savefig("x.png", dpi=120)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+from matplotlib.figure import Figure
+
+from .rebuy import GAP_EDGES, gap_band_order
+
+BAND_ALPHA = 0.25
+
+
+def _fig(w=7.5, h=4.2, **kw) -> tuple[Figure, object]:
+    fig = Figure(figsize=(w, h), layout="constrained")
+    ax = fig.subplots(**kw)
+    return fig, ax
+
+
+def _short(v: str, width: int = 48) -> str:
+    return v if len(v) <= width else v[: width - 1] + "…"
+
+
+def survival_plot(surv: pl.DataFrame, show_games: bool = True) -> Figure:
+    """Share of players still in after each round (band: 95% Wilson), one line per variant;
+    dotted: share of games still running."""
+    fig, ax = _fig()
+    for i, (v, part) in enumerate(surv.group_by("variant", maintain_order=True)):
+        c = f"C{i}"
+        x = part["round"].to_numpy()
+        ax.step(x, part["share"].to_numpy(), where="post", color=c, label=_short(v[0]))
+        ax.fill_between(
+            x,
+            part["ci_low"].to_numpy(),
+            part["ci_high"].to_numpy(),
+            step="post",
+            color=c,
+            alpha=BAND_ALPHA,
+            linewidth=0,
+        )
+        if show_games:
+            ax.step(
+                x,
+                part["games_running"].to_numpy(),
+                where="post",
+                color=c,
+                linestyle=":",
+                label=f"games still running ({_short(v[0], 24)})",
+            )
+    ax.set_xlabel("round (number of rounds played)")
+    ax.set_ylabel("share of players still in")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("Survival: who is still in after each round")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def hazard_plot(hz: pl.DataFrame, min_at_risk: int = 50) -> Figure:
+    """Risk of elimination for good per round for a player still in (band: 95% Wilson);
+    rounds with fewer than ``min_at_risk`` players at risk are left out."""
+    fig, ax = _fig()
+    for i, (v, part) in enumerate(hz.group_by("variant", maintain_order=True)):
+        part = part.filter(pl.col("at_risk") >= min_at_risk)
+        c = f"C{i}"
+        x = part["round"].to_numpy()
+        ax.plot(x, 100 * part["hazard"].to_numpy(), marker="o", ms=3, color=c, label=_short(v[0]))
+        ax.fill_between(
+            x,
+            100 * part["ci_low"].to_numpy(),
+            100 * part["ci_high"].to_numpy(),
+            color=c,
+            alpha=BAND_ALPHA,
+            linewidth=0,
+        )
+    ax.set_xlabel("round")
+    ax.set_ylabel("risk of elimination for good (% of players still in)")
+    ax.set_title(f"Elimination hazard by round (rounds with ≥ {min_at_risk} players at risk)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def first_elimination_plot(fe: pl.DataFrame) -> Figure:
+    """Distribution of the round of the first elimination, one line per variant."""
+    fig, ax = _fig()
+    for i, (v, part) in enumerate(fe.group_by("variant", maintain_order=True)):
+        ax.plot(
+            part["round"].to_numpy(),
+            100 * part["share"].to_numpy(),
+            marker="o",
+            ms=3,
+            color=f"C{i}",
+            label=_short(v[0]),
+        )
+    ax.set_xlabel("round of the first elimination for good")
+    ax.set_ylabel("% of games")
+    ax.set_title("When does the first player go out for good?")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def rounds_plot(games) -> Figure:
+    """Distribution of the number of rounds per game, one line per variant."""
+    from .io import collect
+    from .metrics import _prep
+
+    df = collect(_prep(games).group_by("variant", "rounds").agg(pl.len().alias("n"))).sort(
+        "variant", "rounds"
+    )
+    order = collect(_prep(games).select(pl.col("variant").unique(maintain_order=True)))
+    fig, ax = _fig()
+    for i, v in enumerate(order["variant"].to_list()):
+        part = df.filter(pl.col("variant") == v)
+        share = part["n"].to_numpy() / part["n"].sum()
+        ax.plot(
+            part["rounds"].to_numpy(), 100 * share, marker="o", ms=3, color=f"C{i}", label=_short(v)
+        )
+    ax.set_xlabel("rounds in the game")
+    ax.set_ylabel("% of games")
+    ax.set_title("How long games last")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def seat_advantage_plot(sa: pl.DataFrame) -> Figure:
+    """Win share by position relative to the first dealer (bars: 95% Wilson), the fair share
+    1/n as a dashed line, the chi-square p-value of "all seats equal" in the legend."""
+    fig, ax = _fig()
+    groups = list(sa.group_by("variant", maintain_order=True))
+    k = len(groups)
+    width = 0.8 / max(k, 1)
+    for i, (v, part) in enumerate(groups):
+        x = part["position"].to_numpy() + (i - (k - 1) / 2) * width
+        y = 100 * part["share"].to_numpy()
+        err = np.vstack([y - 100 * part["ci_low"].to_numpy(), 100 * part["ci_high"].to_numpy() - y])
+        p = part["p_value"][0]
+        ax.errorbar(
+            x,
+            y,
+            yerr=err,
+            fmt="o",
+            capsize=4,
+            color=f"C{i}",
+            label=f"{_short(v[0], 36)} (p = {p:.2g})",
+        )
+        n = int(part["n_players"][0])
+        ax.axhline(100 / n, color=f"C{i}", linestyle="--", linewidth=1, alpha=0.6)
+    labels = (
+        sa.group_by("position", maintain_order=True).agg(pl.col("label").first()).sort("position")
+    )
+    ax.set_xticks(labels["position"].to_list())
+    ax.set_xticklabels([s.replace(" (", "\n(") for s in labels["label"].to_list()], fontsize=8)
+    ax.set_xlabel("seat, in playing order of the first round")
+    ax.set_ylabel("% of games won")
+    ax.set_title("Seat advantage (dashed: fair share; p: chi-square test of equal seats)")
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def rebuy_heatmap(tab: pl.DataFrame, gap_edges=GAP_EDGES, title: str | None = None) -> Figure:
+    """Value of a rebuy in stakes by players left (rows) and score gap to the leader after
+    rebuying (columns), one panel per number of rebuys already used. Cells are annotated with
+    the mean, its 95% interval and the number of decisions; thin cells are greyed and hatched."""
+    import matplotlib as mpl
+
+    bands = gap_band_order(gap_edges)
+    used = sorted(tab["rebuys_used"].unique().to_list()) if tab.height else [0]
+    players = sorted(tab["players_left"].unique().to_list()) if tab.height else [2]
+    solid = tab.filter(~pl.col("thin")) if tab.height else tab
+    vmax = max(0.5, float(solid["value"].abs().max() or 0.5)) if solid.height else 1.0
+    fig = Figure(figsize=(4.2 * len(used) + 1.2, 1.1 * len(players) + 2.2), layout="constrained")
+    axes = fig.subplots(1, len(used), squeeze=False)[0]
+    norm = mpl.colors.TwoSlopeNorm(vmin=-vmax, vcenter=0.0, vmax=vmax)
+    cmap = mpl.colormaps["RdBu"]
+    im = None
+    for ax, u in zip(axes, used, strict=True):
+        grid = np.full((len(players), len(bands)), np.nan)
+        for r in tab.filter(pl.col("rebuys_used") == u).iter_rows(named=True):
+            i, j = players.index(r["players_left"]), bands.index(r["gap_band"])
+            grid[i, j] = r["value"]
+            txt = f"{r['value']:+.2f}\n[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]\nn={r['cases']}"
+            if r["thin"]:
+                ax.add_patch(
+                    mpl.patches.Rectangle(
+                        (j - 0.5, i - 0.5),
+                        1,
+                        1,
+                        facecolor="0.85",
+                        hatch="//",
+                        edgecolor="0.6",
+                        zorder=2,
+                    )
+                )
+                txt = f"{r['value']:+.2f}\nn={r['cases']}\ntoo few"
+            rgb = cmap(norm(r["value"]))[:3]
+            dark = not r["thin"] and 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.45
+            ax.text(
+                j,
+                i,
+                txt,
+                ha="center",
+                va="center",
+                fontsize=7,
+                zorder=3,
+                color="w" if dark else "k",
+            )
+        for i in range(len(players)):
+            for j in range(len(bands)):
+                if np.isnan(grid[i, j]):
+                    ax.text(j, i, "no cases", ha="center", va="center", fontsize=7, color="0.5")
+        im = ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto", origin="lower")
+        ax.set_xticks(range(len(bands)))
+        ax.set_xticklabels(bands)
+        ax.set_yticks(range(len(players)))
+        ax.set_yticklabels([str(p) for p in players])
+        ax.set_xlabel("points behind the leader after rebuying")
+        ax.set_ylabel("players left (incl. the rebuyer)")
+        ax.set_title("first rebuy" if u == 0 else f"after {u} rebuy{'s' if u > 1 else ''}")
+    if im is not None:
+        fig.colorbar(im, ax=list(axes), label="value of rebuying (stakes, net of its price)")
+    fig.suptitle(title or "What a rebuy is worth (blue: buy back, red: decline)")
+    return fig
+
+
+def sweep_plots(summary: pl.DataFrame, knobs: list[str]) -> Figure:
+    """Game length, elimination risk, rebuy value and the dealer's-left win share across a
+    sweep: line plots with 95% error bars for one knob, annotated heatmaps for two."""
+    panels = [
+        ("mean_rounds", "rounds per game", "rounds", 1.0),
+        ("elim_risk", "elimination risk per player-round", "%", 100.0),
+        ("rebuy_value", "value of always rebuying (seat 0)", "stakes / game", 1.0),
+        ("dealer_left_share", "win share of the dealer's left", "%", 100.0),
+    ]
+    fig = Figure(figsize=(11, 7.5), layout="constrained")
+    axes = fig.subplots(2, 2).ravel()
+    if len(knobs) == 1:
+        k = knobs[0]
+        xs = summary[k].to_list()
+        numeric = all(isinstance(x, int | float) and not isinstance(x, bool) for x in xs)
+        pos = xs if numeric else list(range(len(xs)))
+        for ax, (col, title, unit, f) in zip(axes, panels, strict=True):
+            y = np.array(summary[col].to_list(), dtype=float) * f
+            lo = np.array(summary[f"{col}_low"].to_list(), dtype=float) * f
+            hi = np.array(summary[f"{col}_high"].to_list(), dtype=float) * f
+            ax.errorbar(pos, y, yerr=[y - lo, hi - y], marker="o", capsize=4)
+            ax.fill_between(pos, lo, hi, alpha=BAND_ALPHA, linewidth=0)
+            if col == "dealer_left_share":
+                ax.plot(
+                    pos,
+                    100 / np.array(summary["n_players"].to_list(), dtype=float),
+                    "k--",
+                    linewidth=1,
+                    label="fair share",
+                )
+                ax.legend(fontsize=8)
+            if col == "rebuy_value":
+                ax.axhline(0, color="k", linewidth=0.8)
+            if not numeric:
+                ax.set_xticks(pos)
+                ax.set_xticklabels([str(x) for x in xs])
+            ax.set_xlabel(k)
+            ax.set_ylabel(unit)
+            ax.set_title(title)
+            ax.grid(alpha=0.3)
+    else:
+        k1, k2 = knobs[0], knobs[1]
+        v1 = summary[k1].unique(maintain_order=True).to_list()
+        v2 = summary[k2].unique(maintain_order=True).to_list()
+        for ax, (col, title, unit, f) in zip(axes, panels, strict=True):
+            grid = np.full((len(v1), len(v2)), np.nan)
+            for r in summary.iter_rows(named=True):
+                grid[v1.index(r[k1]), v2.index(r[k2])] = (
+                    r[col] if r[col] is not None else math.nan
+                ) * f
+            cmap = "RdBu" if col == "rebuy_value" else "viridis"
+            kw = {}
+            if col == "rebuy_value":
+                m = max(1e-9, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0)
+                kw = {"vmin": -m, "vmax": m}
+            im = ax.imshow(grid, cmap=cmap, aspect="auto", origin="lower", **kw)
+            for i in range(len(v1)):
+                for j in range(len(v2)):
+                    r = summary.filter((pl.col(k1) == v1[i]) & (pl.col(k2) == v2[j])).row(
+                        0, named=True
+                    )
+                    lo, hi = r[f"{col}_low"], r[f"{col}_high"]
+                    if lo is None or hi is None or np.isnan(grid[i, j]):
+                        ax.text(j, i, "–", ha="center", va="center", fontsize=7)
+                        continue
+                    star = "*" if col == "rebuy_value" and (lo > 0 or hi < 0) else ""
+                    rgb = im.cmap(im.norm(grid[i, j]))[:3]
+                    dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.5
+                    ax.text(
+                        j,
+                        i,
+                        f"{grid[i, j]:.2f}{star}\n[{lo * f:.2f}, {hi * f:.2f}]",
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="w" if dark else "k",
+                    )
+            ax.set_xticks(range(len(v2)))
+            ax.set_xticklabels([str(x) for x in v2])
+            ax.set_yticks(range(len(v1)))
+            ax.set_yticklabels([str(x) for x in v1])
+            ax.set_xlabel(k2)
+            ax.set_ylabel(k1)
+            ax.set_title(f"{title} ({unit})")
+            fig.colorbar(im, ax=ax, label=unit)
+    fig.suptitle(
+        "Sweep: 95% intervals in brackets / as bars"
+        + ("; * rebuy value distinguishable from 0" if len(knobs) > 1 else "")
+    )
+    return fig
+
+
+def rebuy_policy_plot(table: pl.DataFrame) -> Figure:
+    """Paired vs unpaired 95% intervals of the always-vs-never rebuy difference."""
+    fig = Figure(figsize=(9, 3.2), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax, r in zip(axes, table.iter_rows(named=True), strict=False):
+        f = 100.0 if r["unit"] == "share" else 1.0
+        for y, (lo, hi, _name) in enumerate(
+            [
+                (r["unpaired_low"], r["unpaired_high"], "unpaired (two independent runs)"),
+                (r["paired_low"], r["paired_high"], "paired (same seeds)"),
+            ]
+        ):
+            ax.errorbar(
+                [r["difference"] * f],
+                [y],
+                xerr=[[(r["difference"] - lo) * f], [(hi - r["difference"]) * f]],
+                fmt="o",
+                capsize=6,
+                color=f"C{y}",
+            )
+        ax.axvline(0, color="k", linewidth=0.8)
+        ax.set_yticks([0, 1])
+        ax.set_yticklabels(["unpaired", "paired"])
+        ax.set_ylim(-0.7, 1.7)
+        unit = "percentage points" if r["unit"] == "share" else "stakes per game"
+        ax.set_xlabel(f"always − never rebuy ({unit})")
+        ax.set_title(r["measure"])
+        ax.grid(alpha=0.3, axis="x")
+    fig.suptitle("Rebuy value, policy level: 95% intervals")
+    return fig

@@ -1,0 +1,389 @@
+"""What a rebuy (reenganche, [A30]) is worth in stakes, measured two ways.
+
+**Policy level** (:func:`rebuy_value_policy`): the same seeds are played twice, once with one
+seat on ``rebuy=always`` and once on ``rebuy=never`` (everything else equal). Game ``i`` of both
+runs starts from the same deal, so the per-game difference in that seat's result removes most
+of the luck: the *paired* t interval of those differences is much narrower than the *unpaired*
+(Welch) interval that treats the two runs as independent samples; both are reported.
+
+**State level** (:func:`rebuy_value_state`): games are played; at every rebuy decision the game
+is forked and both branches are played to the end — the seat rebuys in one and declines in the
+other (the other seats keep their own rules), on common random numbers: for repetition k both
+branches are reseeded with the same stream. The value of the decision is the mean difference
+of the seat's net result (won − paid, so the rebuy's price is included) between the branches.
+:func:`tabulate_state_value` groups decisions by players left, the score gap to the leader after
+rebuying, and rebuys already used, with a t interval over decisions (repetitions of one decision
+are averaged first; decisions of one game are treated as independent) and a flag on thin cells.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from .errors import AnalysisError
+from .metrics import add_t
+from .stats import LEVEL, t_ci, welch_diff
+
+GAP_EDGES = (0, 10, 25, 50)
+MIN_CASES = 30
+MAX_REPS = 256
+
+
+def switch_rebuy(seat: str, rule: str) -> str:
+    """The seat string with its rebuy rule replaced by ``rule`` (``"greedy:patience=2"``,
+    ``"always"`` -> ``"greedy:patience=2+rebuy=always"``)."""
+    base = seat.split("+", 1)[0].strip()
+    return f"{base}+rebuy={rule}"
+
+
+def _seat_list(seats) -> list[str]:
+    from sim.policies import parse_seats
+
+    labels = [s.strip() for s in seats.split(",")] if isinstance(seats, str) else list(seats)
+    parse_seats(",".join(labels))  # raises SeatError with one sentence
+    return labels
+
+
+# ------------------------------------------------------------------ policy level
+def paired_rebuy_value(
+    games_always, seats_always, games_never, seats_never, seat: int, level: float = LEVEL
+) -> pl.DataFrame:
+    """Per-game paired comparison of one seat's result between two runs of the same seeds.
+
+    Returns one row per measure (``win probability``, ``net stakes``): the mean under
+    ``always`` and ``never``, their difference, the paired t interval (per-game differences),
+    the unpaired Welch interval, and both widths. Games are matched on ``game``.
+    """
+
+    def side(games, seats, tag):
+        g = _eager(games).select("game", "winner")
+        s = _eager(seats).filter(pl.col("seat") == seat).select("game", "net")
+        return s.join(g, on="game").select(
+            "game",
+            pl.col("net").cast(pl.Float64).alias(f"net_{tag}"),
+            (pl.col("winner") == seat).fill_null(False).cast(pl.Float64).alias(f"win_{tag}"),
+        )
+
+    j = side(games_always, seats_always, "a").join(side(games_never, seats_never, "n"), on="game")
+    if j.height < 2:
+        raise AnalysisError("The paired comparison needs at least 2 games played under both rules.")
+    rows = []
+    for measure, col, unit in (
+        ("win probability", "win", "share"),
+        ("net stakes", "net", "stakes"),
+    ):
+        a = j[f"{col}_a"].to_numpy()
+        b = j[f"{col}_n"].to_numpy()
+        d = a - b
+        n = len(d)
+        md = float(d.mean())
+        plo, phi = t_ci(md, float(d.std(ddof=1)), n, level)
+        _, ulo, uhi = welch_diff(
+            float(a.mean()),
+            float(a.std(ddof=1)),
+            n,
+            float(b.mean()),
+            float(b.std(ddof=1)),
+            n,
+            level,
+        )
+        rows.append(
+            {
+                "measure": measure,
+                "unit": unit,
+                "games": n,
+                "always": float(a.mean()),
+                "never": float(b.mean()),
+                "difference": md,
+                "paired_low": plo,
+                "paired_high": phi,
+                "unpaired_low": ulo,
+                "unpaired_high": uhi,
+                "paired_width": phi - plo,
+                "unpaired_width": uhi - ulo,
+                "games_that_differ": int((d != 0).sum()),
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def _eager(x) -> pl.DataFrame:
+    return x.collect() if isinstance(x, pl.LazyFrame) else x
+
+
+@dataclass
+class PolicyRebuyValue:
+    """Result of :func:`rebuy_value_policy`: the table and both runs."""
+
+    table: pl.DataFrame
+    rules_id: str
+    seats_always: list[str]
+    seats_never: list[str]
+    seat: int
+    games: int
+    seed: int
+    always: object  # sim.results.Results
+    never: object
+
+
+def rebuy_value_policy(
+    rules="pagat",
+    seats="greedy,greedy,greedy,greedy",
+    games: int = 10000,
+    seed: int = 0,
+    seat: int = 0,
+    threads: int | None = None,
+    out=None,
+    level: float = LEVEL,
+) -> PolicyRebuyValue:
+    """Play ``games`` seeds twice, seat ``seat`` on ``rebuy=always`` then ``rebuy=never``, and
+    compare that seat's results game by game (see :func:`paired_rebuy_value`). With ``out``,
+    both runs are written as run directories ``out/always`` and ``out/never``."""
+    from pathlib import Path
+
+    from sim.runner import resolve_rules, simulate
+
+    rs = resolve_rules(rules)
+    labels = _seat_list(seats)
+    if not 0 <= seat < len(labels):
+        raise AnalysisError(f"--seat must be from 0 to {len(labels) - 1}, not {seat}.")
+    a = list(labels)
+    b = list(labels)
+    a[seat] = switch_rebuy(labels[seat], "always")
+    b[seat] = switch_rebuy(labels[seat], "never")
+    ra = simulate(rs, ",".join(a), games=games, seed=seed, threads=threads)
+    rn = simulate(rs, ",".join(b), games=games, seed=seed, threads=threads)
+    if out is not None:
+        ra.write(Path(out) / "always")
+        rn.write(Path(out) / "never")
+    table = paired_rebuy_value(ra.games, ra.seats, rn.games, rn.seats, seat, level)
+    return PolicyRebuyValue(table, rs.id, a, b, seat, games, seed, ra, rn)
+
+
+# ------------------------------------------------------------------ state level
+def _gap_label(gap: float, edges=GAP_EDGES) -> str:
+    for i in range(len(edges) - 1, -1, -1):
+        if gap >= edges[i]:
+            if i == len(edges) - 1:
+                return f"{edges[i]}+"
+            return f"{edges[i]}-{edges[i + 1] - 1}"
+    return f"<{edges[0]}"
+
+
+def gap_band_order(edges=GAP_EDGES) -> list[str]:
+    """The gap band labels in increasing order."""
+    return [_gap_label(e, edges) for e in edges]
+
+
+def rebuy_value_state(
+    rules="pagat",
+    seats="greedy,greedy,greedy,greedy",
+    games: int = 1000,
+    seed: int = 0,
+    reps: int = 8,
+    first_game: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> pl.DataFrame:
+    """Play games ``first_game .. first_game+games-1`` of run seed ``seed``; at every rebuy
+    decision play ``reps`` pairs of branches (rebuy / decline) to the end. One row per
+    decision:
+
+    ``game, round, seat, policy``; ``players_left`` (players still in when the round ended,
+    the decider included); ``others_over`` (other players who went over in the same round);
+    ``rebuys_used`` (before this decision); ``new_score`` (the score a rebuy gives, [A30]);
+    ``leader_score`` (lowest score among those not over); ``gap`` = new_score - leader_score;
+    ``reps``; ``net_rebuy`` / ``net_decline`` (mean net result of the seat in stakes over the
+    repetitions); ``value`` = their difference; ``win_rebuy`` / ``win_decline`` (share of
+    repetitions the seat won); ``win_gain`` = their difference.
+
+    After the decision the game goes on as the seats' own rules decide (the real game, not a
+    branch), so later decisions of the same game are sampled too.
+    """
+    from sim.loba.engine import new_state
+    from sim.loba.layout import MAX_SEATS, RR_SIZE
+    from sim.loba.play import Game
+    from sim.policies.builtin import rebuy_always, rebuy_never
+    from sim.runner import resolve_rules
+
+    from ._forks import advance_to_bust, play_branches
+
+    rs = resolve_rules(rules)
+    labels = _seat_list(seats)
+    rs.check_players(len(labels))
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise AnalysisError(
+            f"The number of games must be a whole number of at least 1, not {games}."
+        )
+    if not isinstance(reps, int) or not 1 <= reps <= MAX_REPS:
+        raise AnalysisError(f"--reps must be a whole number from 1 to {MAX_REPS}, not {reps}.")
+    seed2 = np.uint64((int(seed) * 0x9E3779B97F4A7C15 + 0x5EED5) % (1 << 64))
+    rows_buf = np.zeros((0, MAX_SEATS, RR_SIZE), dtype=np.int32)
+    scratch = new_state()
+    out = np.zeros((reps, 4), dtype=np.int64)
+    elim = rs.elimination_score
+    recs: list[dict] = []
+    for gi in range(first_game, first_game + games):
+        g = Game(rs, ",".join(labels), seed=seed, index=gi, record_rounds=False)
+        d, p, x, r, params = g.tables
+        dec_no = 0
+        while True:
+            ph = advance_to_bust(g.st, g.R, d, p, x, r, params, g.decks, rows_buf, g.bufs, elim)
+            if g.done:
+                break
+            deciders = g.rebuy_decisions()
+            if deciders:
+                active = [q for q in range(g.n) if g.status(q) == 0]
+                over = [q for q in active if g.score(q) >= elim]
+                safe = [g.score(q) for q in active if q not in over]
+                target, leader = max(safe), min(safe)
+                for q in deciders:
+                    r_yes = tuple(rebuy_always if i == q else r[i] for i in range(len(r)))
+                    r_no = tuple(rebuy_never if i == q else r[i] for i in range(len(r)))
+                    base = (gi << 16) + (dec_no << 8)
+                    play_branches(
+                        g.st,
+                        g.R,
+                        d,
+                        p,
+                        x,
+                        r,
+                        r_yes,
+                        r_no,
+                        params,
+                        g.decks,
+                        rows_buf,
+                        g.bufs,
+                        scratch,
+                        q,
+                        seed2,
+                        base,
+                        out,
+                    )
+                    dec_no += 1
+                    recs.append(
+                        {
+                            "game": gi,
+                            "round": g.round,
+                            "seat": q,
+                            "policy": labels[q],
+                            "players_left": len(active),
+                            "others_over": len(over) - 1,
+                            "rebuys_used": g.rebuys(q),
+                            "new_score": target,
+                            "leader_score": leader,
+                            "gap": target - leader,
+                            "reps": reps,
+                            "net_rebuy": float(out[:, 0].mean()),
+                            "net_decline": float(out[:, 1].mean()),
+                            "win_rebuy": float(out[:, 2].mean()),
+                            "win_decline": float(out[:, 3].mean()),
+                        }
+                    )
+            g.step()  # settle this round as the seats' own rules decide
+            if g.done:
+                break
+        del ph
+        if progress is not None:
+            progress(gi - first_game + 1, games)
+    schema = {
+        "game": pl.Int64,
+        "round": pl.Int32,
+        "seat": pl.Int8,
+        "policy": pl.String,
+        "players_left": pl.Int8,
+        "others_over": pl.Int8,
+        "rebuys_used": pl.Int8,
+        "new_score": pl.Int32,
+        "leader_score": pl.Int32,
+        "gap": pl.Int32,
+        "reps": pl.Int32,
+        "net_rebuy": pl.Float64,
+        "net_decline": pl.Float64,
+        "win_rebuy": pl.Float64,
+        "win_decline": pl.Float64,
+    }
+    df = pl.DataFrame(recs, schema=schema)
+    return df.with_columns(
+        (pl.col("net_rebuy") - pl.col("net_decline")).alias("value"),
+        (pl.col("win_rebuy") - pl.col("win_decline")).alias("win_gain"),
+    ).with_columns(pl.lit(rs.id).alias("rules_id"))
+
+
+def tabulate_state_value(
+    decisions,
+    by=("players_left", "gap_band", "rebuys_used"),
+    gap_edges=GAP_EDGES,
+    min_cases: int = MIN_CASES,
+    level: float = LEVEL,
+) -> pl.DataFrame:
+    """Mean value of rebuying (stakes) and gain in win probability per cell of ``by`` with t
+    intervals over decisions; ``thin`` marks cells with fewer than ``min_cases`` decisions
+    (too few to trust); ``verdict``: ``rebuy`` / ``decline`` when the interval excludes 0,
+    else ``no clear difference`` (or ``too few cases``)."""
+    df = _eager(decisions)
+    by = [by] if isinstance(by, str) else list(by)
+    allowed = ("players_left", "gap_band", "rebuys_used", "others_over", "policy", "round")
+    bad = [c for c in by if c not in allowed]
+    if bad or not by:
+        raise AnalysisError(
+            f"Cannot group rebuy decisions by '{','.join(bad) or '(nothing)'}': choose from "
+            f"{', '.join(allowed)}."
+        )
+    if "gap_band" in by:
+        df = df.with_columns(
+            pl.col("gap")
+            .map_elements(lambda v: _gap_label(v, gap_edges), return_dtype=pl.String)
+            .alias("gap_band")
+        )
+    if df.height == 0:
+        return pl.DataFrame(
+            schema={
+                **{c: pl.String if c == "gap_band" else pl.Int64 for c in by},
+                "cases": pl.Int64,
+                "value": pl.Float64,
+                "ci_low": pl.Float64,
+                "ci_high": pl.Float64,
+                "win_gain": pl.Float64,
+                "win_low": pl.Float64,
+                "win_high": pl.Float64,
+                "thin": pl.Boolean,
+                "verdict": pl.String,
+            }
+        )
+    agg = df.group_by(by).agg(
+        pl.len().alias("cases"),
+        pl.col("value").mean(),
+        pl.col("value").std().alias("_sd"),
+        pl.col("win_gain").mean(),
+        pl.col("win_gain").std().alias("_wsd"),
+    )
+    agg = add_t(agg, "value", "_sd", "cases", level=level)
+    agg = add_t(agg, "win_gain", "_wsd", "cases", "win_", level=level).rename(
+        {"win_ci_low": "win_low", "win_ci_high": "win_high"}
+    )
+    agg = agg.with_columns((pl.col("cases") < min_cases).alias("thin"))
+    verdict = []
+    for lo, hi, thin in zip(agg["ci_low"], agg["ci_high"], agg["thin"], strict=True):
+        if thin:
+            verdict.append("too few cases")
+        elif lo is not None and not math.isnan(lo) and lo > 0:
+            verdict.append("rebuy")
+        elif hi is not None and not math.isnan(hi) and hi < 0:
+            verdict.append("decline")
+        else:
+            verdict.append("no clear difference")
+    agg = agg.with_columns(pl.Series("verdict", verdict))
+    sort = []
+    for c in by:
+        if c == "gap_band":
+            order = {b: i for i, b in enumerate(gap_band_order(gap_edges))}
+            sort.append(pl.col("gap_band").replace_strict(order, default=99))
+        else:
+            sort.append(pl.col(c))
+    cols = [*by, "cases", "value", "ci_low", "ci_high", "win_gain", "win_low", "win_high"]
+    return agg.sort(sort).select([*cols, "thin", "verdict"])

@@ -1,0 +1,228 @@
+"""Sweeps over one or two rule knobs: the same seeds in every cell of the grid.
+
+:func:`run_sweep` validates every cell first (a bad knob or value fails before any game is
+played), then for each cell plays ``games`` games with run seed ``seed`` — so game ``i`` starts
+from the same random stream in every cell and differences between cells are not luck of the
+deal — and writes one run directory per cell under ``OUT/cells/``. For the rebuy value it also
+plays the same seeds with seat 0 switched to ``rebuy=always`` and ``rebuy=never`` (under
+``OUT/rebuy/``; a run that equals the cell's own run is not played twice) and takes the paired
+difference (:func:`analysis.rebuy.paired_rebuy_value`). ``OUT/summary.csv`` (and ``.json``)
+hold one row per cell; ``OUT/sweep.png`` draws it (:func:`analysis.plots.sweep_plots`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from . import metrics as M
+from .errors import AnalysisError
+from .rebuy import paired_rebuy_value, switch_rebuy
+
+MAX_KNOBS = 2
+
+
+def parse_vary(items) -> list[tuple[str, list[str]]]:
+    """``["elimination_score=101,151", "max_rebuys=0,1,2"]`` -> [(knob, [values...]), ...]."""
+    out: list[tuple[str, list[str]]] = []
+    for item in items or ():
+        m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+)", str(item))
+        if not m:
+            raise AnalysisError(f"'{item}' is not a sweep axis: write --vary KNOB=V1,V2,...")
+        values = [v.strip() for v in m.group(2).split(",") if v.strip()]
+        if not values:
+            raise AnalysisError(f"'{item}' lists no values: write --vary KNOB=V1,V2,...")
+        if len(set(values)) != len(values):
+            raise AnalysisError(f"'{item}' repeats a value.")
+        if any(k == m.group(1) for k, _ in out):
+            raise AnalysisError(f"Knob '{m.group(1)}' is varied twice; give it one --vary.")
+        out.append((m.group(1), values))
+    if not out:
+        raise AnalysisError("Give at least one --vary KNOB=V1,V2,...")
+    if len(out) > MAX_KNOBS:
+        raise AnalysisError(f"A sweep varies at most {MAX_KNOBS} knobs, not {len(out)}.")
+    return out
+
+
+def sweep_cells(preset: str | None, sets: dict, vary) -> list[tuple[dict, object]]:
+    """Every cell of the grid as (``{knob: value}``, RuleSet), validated (RuleError on a bad
+    knob, value or combination, naming it)."""
+    from sim.rules import DEFAULT_PRESET, make_rules
+
+    cells = []
+    knobs = [k for k, _ in vary]
+    for k in knobs:
+        if k in sets:
+            raise AnalysisError(f"Knob '{k}' is both set (--set) and varied (--vary).")
+    for combo in itertools.product(*[vals for _, vals in vary]):
+        over = dict(zip(knobs, combo, strict=True))
+        rules = make_rules(preset or DEFAULT_PRESET, **sets, **over)
+        typed = {k: getattr(rules, k) for k in knobs}
+        cells.append((typed, rules))
+    ids = [r.id for _, r in cells]
+    if len(set(ids)) != len(ids):
+        raise AnalysisError("Two cells of the sweep are the same rule set; list each value once.")
+    return cells
+
+
+def _slug(cell: dict) -> str:
+    s = ",".join(f"{k}={v}" for k, v in cell.items())
+    return re.sub(r"[^A-Za-z0-9_.=,+-]", "_", s)
+
+
+@dataclass
+class SweepResult:
+    summary: pl.DataFrame
+    knobs: list[str]
+    out: Path | None
+
+
+def cell_summary(games, seats, rebuy: pl.DataFrame | None) -> dict:
+    """One sweep row from a cell's tables (and its paired rebuy table, if any)."""
+    km = M.key_metrics(games, seats)
+
+    def get(metric):
+        r = km.filter(pl.col("metric") == metric)
+        return r.row(0, named=True) if r.height else None
+
+    row: dict = {}
+    for col, metric in (
+        ("mean_rounds", M.M_ROUNDS),
+        ("mean_turns", M.M_TURNS),
+        ("elim_risk", M.M_HAZARD),
+        ("rebuys_per_game", M.M_REBUYS),
+        ("dealer_left_share", M.M_DEALER_LEFT),
+        ("bonus_rate", M.M_BONUS),
+        ("unfinished", M.M_UNFINISHED),
+        ("first_elim_round", M.M_FIRST_ELIM),
+    ):
+        r = get(metric)
+        row[col] = r["value"] if r else None
+        row[f"{col}_low"] = r["ci_low"] if r else None
+        row[f"{col}_high"] = r["ci_high"] if r else None
+    p = get(M.M_SEAT_P)
+    row["seat_p"] = p["value"] if p else None
+    for col, measure in (("rebuy_value", "net stakes"), ("rebuy_win_gain", "win probability")):
+        if rebuy is None:
+            row[col] = row[f"{col}_low"] = row[f"{col}_high"] = None
+            continue
+        r = rebuy.filter(pl.col("measure") == measure).row(0, named=True)
+        row[col] = r["difference"]
+        row[f"{col}_low"] = r["paired_low"]
+        row[f"{col}_high"] = r["paired_high"]
+    return row
+
+
+def run_sweep(
+    preset: str | None = None,
+    sets: dict | None = None,
+    vary=(),
+    seats: str = "greedy,greedy,greedy,greedy",
+    games: int = 2000,
+    seed: int = 0,
+    out=None,
+    overwrite: bool = False,
+    rebuy_value: bool = True,
+    threads: int | None = None,
+    record_rounds: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> SweepResult:
+    """Run the grid (see the module docstring). ``vary``: strings ``KNOB=V1,V2`` or parsed
+    pairs. ``progress(i, n, cell)`` is called before each cell. Returns the summary (one row
+    per cell: the knob values, ``rules_id``, then each metric with ``_low``/``_high``)."""
+    from sim.policies import parse_seats
+    from sim.runner import simulate
+
+    sets = dict(sets or {})
+    axes = parse_vary(vary) if vary and isinstance(next(iter(vary)), str) else list(vary)
+    if not axes:
+        raise AnalysisError("Give at least one --vary KNOB=V1,V2,...")
+    cells = sweep_cells(preset, sets, axes)
+    knobs = [k for k, _ in axes]
+    labels = [s.label for s in parse_seats(seats)]
+    for _, rules in cells:
+        rules.check_players(len(labels))
+    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
+        raise AnalysisError(f"A sweep needs a whole number of games of at least 2, not {games}.")
+    outp = Path(out) if out is not None else None
+    if outp is not None:
+        if outp.exists() and not outp.is_dir():
+            raise AnalysisError(f"Output path '{outp}' exists and is not a directory.")
+        if outp.exists() and any(outp.iterdir()) and not overwrite:
+            raise AnalysisError(
+                f"Output directory '{outp}' is not empty: choose another or pass --overwrite."
+            )
+    seats_a = list(labels)
+    seats_b = list(labels)
+    seats_a[0] = switch_rebuy(labels[0], "always")
+    seats_b[0] = switch_rebuy(labels[0], "never")
+    canon_a = [s.label for s in parse_seats(",".join(seats_a))]
+    canon_b = [s.label for s in parse_seats(",".join(seats_b))]
+    rows = []
+    for i, (cell, rules) in enumerate(cells):
+        name = _slug(cell)
+        if progress is not None:
+            progress(i, len(cells), name)
+        res = simulate(
+            rules,
+            ",".join(labels),
+            games=games,
+            seed=seed,
+            threads=threads,
+            record_rounds=record_rounds,
+        )
+        if outp is not None:
+            res.write(outp / "cells" / name, overwrite=overwrite)
+        table = None
+        if rebuy_value:
+            runs = {}
+            for tag, lab, canon in (("always", seats_a, canon_a), ("never", seats_b, canon_b)):
+                if canon == labels:
+                    runs[tag] = res
+                else:
+                    runs[tag] = simulate(
+                        rules, ",".join(lab), games=games, seed=seed, threads=threads
+                    )
+                    if outp is not None:
+                        runs[tag].write(outp / "rebuy" / tag / name, overwrite=overwrite)
+            table = paired_rebuy_value(
+                runs["always"].games,
+                runs["always"].seats,
+                runs["never"].games,
+                runs["never"].seats,
+                0,
+            )
+        row = {**cell, "rules_id": rules.id, "games": games, "n_players": len(labels)}
+        row.update(cell_summary(res.games, res.seats, table))
+        rows.append(row)
+    summary = pl.DataFrame(rows)
+    if outp is not None:
+        outp.mkdir(parents=True, exist_ok=True)
+        summary.write_csv(outp / "summary.csv")
+        (outp / "summary.json").write_text(json.dumps(summary.to_dicts(), indent=1) + "\n")
+        (outp / "sweep.json").write_text(
+            json.dumps(
+                {
+                    "preset": preset,
+                    "sets": sets,
+                    "vary": [[k, v] for k, v in axes],
+                    "seats": labels,
+                    "games": games,
+                    "seed": seed,
+                    "rebuy_value_seat": 0 if rebuy_value else None,
+                    "cells": [_slug(c) for c, _ in cells],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+        from .plots import sweep_plots
+
+        sweep_plots(summary, knobs).savefig(outp / "sweep.png", dpi=110)
+    return SweepResult(summary, knobs, outp)

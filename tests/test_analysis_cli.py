@@ -1,0 +1,183 @@
+"""The analysis commands on runs made by 'loba simulate': happy paths and bad input (one
+sentence on stderr, exit code 2, never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import polars as pl
+import pytest
+
+import cli
+
+
+def run(capsys, *args):
+    try:
+        code = cli.main([str(a) for a in args])
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("cli_runs")
+    for name, extra in (("e101", []), ("e151", ["--set", "elimination_score=151"])):
+        code = cli.main(
+            ["simulate", "--games", "60", "--seed", "9", "--seats", "greedy,greedy,random",
+             "--quiet", "--out", str(base / name), *extra]
+        )  # fmt: skip
+        assert code == 0
+    return base
+
+
+def test_summarize_table_csv_json(runs, capsys):
+    code, out, err = run(capsys, "summarize", runs / "e101")
+    assert code == 0 and "rounds per game" in out and "95% interval" in out
+    code, out, _ = run(capsys, "summarize", runs / "e101", runs / "e151", "--format", "csv")
+    assert code == 0
+    assert out.splitlines()[0] == "variant,metric,value,ci_low,ci_high,n,unit,kind"
+    code, out, _ = run(capsys, "summarize", runs / "e101", "--format", "json")
+    rows = json.loads(out)
+    r = next(x for x in rows if x["metric"] == "rounds per game")
+    games = pl.read_parquet(runs / "e101" / "games.parquet")
+    assert r["value"] == pytest.approx(games["rounds"].mean()) and r["n"] == 60
+
+
+def test_compare_prints_sentences_and_verdicts(runs, capsys):
+    code, out, err = run(capsys, "compare", runs / "e101", runs / "e151")
+    assert code == 0, err
+    assert "pagat(elimination_score=151) vs pagat: rounds per game is higher" in out
+    assert "verdict" in out
+    code, out, _ = run(capsys, "compare", runs / "e101", runs / "e151", "--format", "json")
+    rows = json.loads(out)
+    assert {r["baseline"] for r in rows} == {"pagat"}
+
+
+def test_report_is_self_contained(runs, capsys, tmp_path):
+    out_file = tmp_path / "r" / "report.html"
+    code, out, err = run(capsys, "report", runs / "e101", runs / "e151", "-o", out_file)
+    assert code == 0, err
+    html = out_file.read_text()
+    assert html.count('src="data:image/png;base64,') >= 5
+    assert not re.search(r"(src|href)=\"(https?:)?//", html)
+    assert "<script" not in html
+    assert "Findings" in html and "elimination_score" in html and "95% CI" in html
+
+
+def test_rebuy_value_policy_and_state(capsys, tmp_path):
+    code, out, err = run(
+        capsys, "rebuy-value", "--mode", "policy", "--seats", "greedy,greedy,greedy",
+        "--games", "300", "--seed", "1", "--plot", tmp_path / "p.png",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "paired 95% CI" in out and "narrower" in out and (tmp_path / "p.png").exists()
+    code, out, err = run(
+        capsys, "rebuy-value", "--mode", "state", "--seats", "greedy,greedy,greedy,greedy",
+        "--games", "4", "--reps", "2", "--by", "players_left", "--format", "csv",
+        "--out", tmp_path / "st", "--plot", tmp_path / "h.png",
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("players_left,cases,value,ci_low,ci_high")
+    assert pl.read_parquet(tmp_path / "st" / "decisions.parquet").height > 0
+    assert (tmp_path / "h.png").exists()
+
+
+def test_sweep_writes_cells_summary_and_plot(capsys, tmp_path):
+    out = tmp_path / "sw"
+    code, text, err = run(
+        capsys, "sweep", "--vary", "elimination_score=101,151", "--seats", "greedy,greedy,greedy",
+        "--games", "40", "--seed", "3", "--out", out,
+    )  # fmt: skip
+    assert code == 0, err
+    assert (out / "summary.csv").exists() and (out / "sweep.png").exists()
+    s = pl.read_csv(out / "summary.csv")
+    assert s["elimination_score"].to_list() == [101, 151]
+    assert s["rules_id"].to_list() == ["pagat", "pagat(elimination_score=151)"]
+    # same seeds in every cell: the first deal (first dealer) of every game is the same
+    a = pl.read_parquet(out / "cells" / "elimination_score=101" / "games.parquet")
+    b = pl.read_parquet(out / "cells" / "elimination_score=151" / "games.parquet")
+    assert a["first_dealer"].to_list() == b["first_dealer"].to_list()
+    assert (a["seed"] == 3).all() and (b["seed"] == 3).all()
+    assert (out / "rebuy" / "never" / "elimination_score=101" / "manifest.json").exists()
+    assert s["rebuy_value_low"][0] <= s["rebuy_value"][0] <= s["rebuy_value_high"][0]
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["summarize", "{tmp}/missing"], "does not exist"),
+        (["summarize", "{tmp}"], "has no manifest.json"),
+        (["summarize", "{runs}/e101", "{runs}/e101"], "hold the same games"),
+        (
+            ["summarize", "{runs}/e101", "{runs}/e151", "--label", "x", "--label", "x"],
+            "cannot be pooled",
+        ),
+        (["summarize", "{runs}/e101", "--label", "a", "--label", "b"], "one label per run"),
+        (["summarize", "{runs}/e101", "--format", "xml"], "'xml' is not one of"),
+        (["compare", "{runs}/e101"], "compare needs runs of at least two"),
+        (["compare", "{runs}/e101", "{runs}/e151", "--baseline", "zzz"], "Baseline 'zzz'"),
+        (["report", "{tmp}/missing", "-o", "{tmp}/r.html"], "does not exist"),
+        (["report", "{runs}/e101", "-o", "{tmp}"], "is a directory"),
+        (["sweep", "--vary", "foo=1,2", "--out", "{tmp}/s"], "Unknown rule 'foo'"),
+        (["sweep", "--vary", "elimination_score", "--out", "{tmp}/s"], "is not a sweep axis"),
+        (["sweep", "--vary", "escalera_min=3,2", "--out", "{tmp}/s"], "must be between 3 and 13"),
+        (
+            ["sweep", "--vary", "a=1", "--vary", "b=1", "--vary", "c=1", "--out", "{tmp}/s"],
+            "at most 2 knobs",
+        ),
+        (
+            ["sweep", "--vary", "max_rebuys=0,1", "--set", "max_rebuys=1", "--out", "{tmp}/s"],
+            "both set",
+        ),
+        (["sweep", "--vary", "max_rebuys=0,1", "--out", "{runs}"], "is not empty"),
+        (["rebuy-value", "--seats", "greedy"], "2 to 5 players"),
+        (["rebuy-value", "--seat", "7"], "--seat must be from 0 to 3"),
+        (["rebuy-value", "--mode", "state", "--reps", "0"], "--reps must be"),
+        (["rebuy-value", "--mode", "state", "--by", "colour", "--games", "1"], "Cannot group"),
+        (["rebuy-value", "--mode", "coin"], "'coin' is not one of"),
+    ],
+)
+def test_bad_input_one_sentence_exit_2(runs, tmp_path, capsys, args, needle):
+    args = [a.format(tmp=tmp_path, runs=runs) for a in args]
+    code, out, err = run(capsys, *args)
+    assert code == 2, err
+    assert needle in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_corrupt_and_foreign_tables_exit_2(runs, tmp_path, capsys):
+    import shutil
+
+    for kind in ("foreign", "corrupt"):
+        d = tmp_path / kind
+        shutil.copytree(runs / "e101", d)
+        target = d / "games.parquet"
+        files = sorted(target.rglob("*.parquet")) if target.is_dir() else [target]
+        for f in files:
+            if kind == "foreign":
+                f.unlink()
+                pl.DataFrame({"a": [1]}).write_parquet(f)
+            else:
+                f.write_bytes(b"PAR1" + bytes(range(256)) * 3)
+        code, out, err = run(capsys, "summarize", d)
+        assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+        assert "games.parquet" in err
+
+
+def test_incomplete_run_warns_on_stderr(runs, tmp_path, capsys):
+    import shutil
+
+    d = tmp_path / "part"
+    shutil.copytree(runs / "e101", d)
+    m = json.loads((d / "manifest.json").read_text())
+    m.update(games=100, complete=False)
+    (d / "manifest.json").write_text(json.dumps(m))
+    code, out, err = run(capsys, "summarize", d)
+    assert code == 0
+    assert (
+        err.strip() == f"Warning: Run '{d}' is incomplete: 60 of 100 games were written; "
+        "the analysis uses those."
+    )

@@ -1,0 +1,134 @@
+"""Reading run directories: what is accepted, what is refused (one sentence each)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import polars as pl
+import pytest
+
+import sim
+from analysis import AnalysisError, IncompleteRunWarning, load_run, load_runs, summarize
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("runs")
+    sim.simulate("pagat", "greedy,greedy,greedy", games=40, seed=4, record_rounds=True).write(
+        base / "a"
+    )
+    sim.simulate("pagat", "greedy,greedy,greedy", games=40, seed=4, start=40).write(base / "a2")
+    sim.simulate("pagat(elimination_score=151)", "greedy,greedy,greedy", games=40, seed=4).write(
+        base / "b"
+    )
+    sim.simulate("pagat", "greedy,random,greedy", games=40, seed=4).write(base / "c")
+    return base
+
+
+def _copy(runs, tmp_path, name="a"):
+    dst = tmp_path / name
+    shutil.copytree(runs / name, dst)
+    return dst
+
+
+def _edit_manifest(path, **changes):
+    m = json.loads((path / "manifest.json").read_text())
+    m.update(changes)
+    (path / "manifest.json").write_text(json.dumps(m))
+
+
+def test_load_run_is_lazy_and_checked(runs):
+    r = load_run(runs / "a")
+    assert isinstance(r.games, pl.LazyFrame) and r.rounds is not None
+    assert r.n_games == 40 and r.rules_id == "pagat"
+    assert load_run(runs / "b").rounds is None
+
+
+def test_runs_of_different_rules_are_kept_apart(runs):
+    rs = load_runs([runs / "a", runs / "b"])
+    assert rs.variants == ["pagat", "pagat(elimination_score=151)"]
+    g = rs.games.group_by("variant").agg(pl.len()).collect()
+    assert dict(g.iter_rows()) == {"pagat": 40, "pagat(elimination_score=151)": 40}
+    assert rs.rounds is not None  # from the run that has them
+
+
+def test_runs_of_the_same_rules_pool_when_their_games_differ(runs):
+    rs = load_runs([runs / "a", runs / "a2"])
+    assert rs.variants == ["pagat"]
+    assert rs.games.select(pl.len()).collect().item() == 80
+
+
+def test_different_seatings_become_different_variants(runs):
+    rs = load_runs([runs / "a", runs / "c"])
+    assert rs.variants == ["pagat | greedy,greedy,greedy", "pagat | greedy,random,greedy"]
+
+
+@pytest.mark.parametrize(
+    "make, needle",
+    [
+        (lambda runs, tmp: [tmp / "nope"], "does not exist"),
+        (lambda runs, tmp: [tmp], "has no manifest.json"),
+        (lambda runs, tmp: [runs / "a", runs / "a"], "hold the same games"),
+        (lambda runs, tmp: [], "at least one run directory"),
+    ],
+)
+def test_refusals(runs, tmp_path, make, needle):
+    with pytest.raises(AnalysisError, match=needle):
+        load_runs(make(runs, tmp_path))
+
+
+def test_same_label_different_rules_is_refused(runs):
+    with pytest.raises(AnalysisError, match="cannot be pooled as 'x': their rules differ"):
+        load_runs([runs / "a", runs / "b"], labels=["x", "x"])
+
+
+def test_different_engine_versions_are_not_pooled(runs, tmp_path):
+    other = _copy(runs, tmp_path, "a2")
+    _edit_manifest(other, rules_version=999)
+    with pytest.raises(AnalysisError, match="engine rules version differ"):
+        load_runs([runs / "a", other])
+
+
+def test_foreign_parquet_is_refused(runs, tmp_path):
+    d = _copy(runs, tmp_path)
+    shutil.rmtree(d / "games.parquet", ignore_errors=True)
+    (d / "games.parquet").unlink(missing_ok=True)
+    pl.DataFrame({"x": [1, 2]}).write_parquet(d / "games.parquet")
+    with pytest.raises(AnalysisError, match="is not a Loba games table: it lacks"):
+        load_run(d)
+
+
+def test_corrupt_parquet_is_refused(runs, tmp_path):
+    d = _copy(runs, tmp_path)
+    target = d / "seats.parquet"
+    files = sorted(target.rglob("*.parquet")) if target.is_dir() else [target]
+    for f in files:
+        f.write_bytes(f.read_bytes()[:200])
+    with pytest.raises(AnalysisError, match="not a readable Parquet table|Could not read"):
+        summarize([d])
+
+
+def test_not_json_manifest(runs, tmp_path):
+    d = _copy(runs, tmp_path)
+    (d / "manifest.json").write_text("{not json")
+    with pytest.raises(AnalysisError, match="is not valid JSON"):
+        load_run(d)
+
+
+def test_manifest_that_disagrees_with_the_table(runs, tmp_path):
+    d = _copy(runs, tmp_path)
+    _edit_manifest(d, rules_id="classic")
+    with pytest.raises(AnalysisError, match="manifest says rules 'classic'"):
+        load_run(d)
+    _edit_manifest(d, rules_id="pagat", games=41)
+    with pytest.raises(AnalysisError, match="is damaged"):
+        load_run(d)
+
+
+def test_incomplete_run_is_read_with_a_warning(runs, tmp_path):
+    d = _copy(runs, tmp_path)
+    _edit_manifest(d, games=100, complete=False)
+    with pytest.warns(IncompleteRunWarning, match="40 of 100 games"):
+        r = load_run(d)
+    assert r.n_games == 40 and not r.complete

@@ -1,0 +1,202 @@
+"""Metrics against hand-computed values on small literal tables (3 games, 3 players).
+
+The tables (see ``GAMES`` / ``SEATS``):
+  game 0: seat 0 (greedy) wins in round 4; seat 1 out in round 2, seat 2 in round 4; seat 0
+          rebought once; first dealer 2; one one-turn bonus.
+  game 1: seat 2 wins in round 6; seat 0 out in round 3, seat 1 (rebought once) in round 6;
+          seat 2 rebought once; one void round and one stock rebuild; first dealer 0.
+  game 2: unfinished after 3 rounds (nobody out, pot returned); first dealer 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from scipy import stats as st
+
+from analysis import metrics as M
+from analysis.compare import compare
+from analysis.stats import newcombe_diff, t_ci, welch_diff
+
+GAMES = pl.DataFrame(
+    {
+        "game": [0, 1, 2],
+        "seed": [5, 5, 5],
+        "rules_id": ["pagat"] * 3,
+        "n_players": [3, 3, 3],
+        "winner": [0, 2, None],
+        "rounds": [4, 6, 3],
+        "turns": [40, 60, 30],
+        "void_rounds": [0, 1, 0],
+        "pot": [4, 5, 3],
+        "reshuffles": [0, 1, 0],
+        "one_turn_bonuses": [1, 0, 0],
+        "first_dealer": [2, 0, 1],
+        "decisions": [100, 150, 80],
+    }
+)
+SEATS = pl.DataFrame(
+    {
+        "game": [0, 0, 0, 1, 1, 1, 2, 2, 2],
+        "seat": [0, 1, 2] * 3,
+        "policy": ["greedy", "random", "random"] * 3,
+        "final_score": [50, 120, 130, 110, 140, 60, 40, 50, 60],
+        "rebuys": [1, 0, 0, 0, 1, 1, 0, 0, 0],
+        "eliminated_round": [None, 2, 4, 3, 6, None, None, None, None],
+        "place": [1, 3, 2, 3, 2, 1, 1, 1, 1],
+        "paid": [2, 1, 1, 1, 2, 2, 1, 1, 1],
+        "won": [4, 0, 0, 0, 0, 5, 1, 1, 1],
+        "net": [2, -1, -1, -1, -2, 3, 0, 0, 0],
+    }
+)
+
+
+def _by(df, key, value):
+    return df.filter(pl.col(key) == value).row(0, named=True)
+
+
+def test_elimination_hazard_counts_players_still_in_at_each_round():
+    hz = M.elimination_hazard(GAMES.lazy(), SEATS.lazy())
+    # last round in: 4,2,4 | 3,6,6 | 3,3,3
+    assert hz["round"].to_list() == [1, 2, 3, 4, 5, 6]
+    assert hz["at_risk"].to_list() == [9, 9, 8, 4, 2, 2]
+    assert hz["eliminated"].to_list() == [0, 1, 1, 1, 0, 1]
+    assert hz["hazard"].to_list() == pytest.approx([0, 1 / 9, 1 / 8, 1 / 4, 0, 1 / 2])
+    r4 = _by(hz, "round", 4)
+    lo, hi = st.binomtest(1, 4).proportion_ci(method="wilson")
+    assert (r4["ci_low"], r4["ci_high"]) == pytest.approx((lo, hi))
+
+
+def test_survival_curve_and_games_running():
+    sv = M.survival(GAMES, SEATS)
+    assert sv["round"].to_list() == list(range(7))
+    assert sv["still_in"].to_list() == [9, 9, 8, 7, 6, 6, 5]
+    assert sv["share"][6] == pytest.approx(5 / 9)
+    assert sv["games_running"].to_list() == pytest.approx([1, 1, 1, 2 / 3, 1 / 3, 1 / 3, 0])
+
+
+def test_first_elimination_distribution_and_mean():
+    fe = M.first_elimination(GAMES, SEATS)
+    assert fe["round"].to_list() == [2, 3]
+    assert fe["games"].to_list() == [1, 1]
+    assert fe["cum_share"].to_list() == pytest.approx([0.5, 1.0])
+    s = M.first_elimination_summary(GAMES, SEATS).row(0, named=True)
+    assert (s["mean"], s["n"], s["games_without"], s["median"]) == (2.5, 2, 1, 2.5)
+    h = st.t.ppf(0.975, 1) * math.sqrt(0.5) / math.sqrt(2)  # sd of {2, 3} = sqrt(1/2)
+    assert (s["ci_low"], s["ci_high"]) == pytest.approx((2.5 - h, 2.5 + h))
+
+
+def test_seat_table_win_and_elimination_rates():
+    t = M.seat_table(GAMES, SEATS)
+    s0 = _by(t, "seat", 0)
+    assert (s0["games"], s0["finished"], s0["wins"], s0["eliminated"]) == (3, 2, 1, 1)
+    assert s0["win_rate"] == 0.5 and s0["elim_rate"] == pytest.approx(1 / 3)
+    assert s0["elim_round"] == 3.0
+    assert s0["rebuys"] == pytest.approx(1 / 3) and s0["net"] == pytest.approx(1 / 3)
+    p = _by(M.policy_table(GAMES, SEATS), "policy", "random")
+    assert (p["games"], p["wins"], p["eliminated"]) == (6, 1, 3)
+    assert p["elim_round"] == pytest.approx((2 + 4 + 6) / 3)
+
+
+def test_rebuy_outcomes_split_busts_into_rebuys_and_eliminations():
+    r = M.rebuy_outcomes(GAMES, SEATS)
+    a = _by(r, "policy", "all")
+    assert (a["busts"], a["rebought"], a["out_for_good"]) == (7, 3, 4)
+    assert a["share_rebought"] == pytest.approx(3 / 7)
+    g = _by(r, "policy", "greedy")
+    assert (g["busts"], g["rebought"], g["out_for_good"]) == (2, 1, 1)
+
+
+def test_game_shape_means_and_shares():
+    gs = M.game_shape(GAMES, SEATS)
+    v = {r["metric"]: r for r in gs.iter_rows(named=True)}
+    assert v[M.M_ROUNDS]["value"] == pytest.approx(13 / 3)
+    lo, hi = t_ci(13 / 3, float(np_std([4, 6, 3])), 3)
+    assert (v[M.M_ROUNDS]["ci_low"], v[M.M_ROUNDS]["ci_high"]) == pytest.approx((lo, hi))
+    assert v[M.M_TURNS]["value"] == pytest.approx(130 / 3)
+    assert v[M.M_TURNS_PER_ROUND]["value"] == pytest.approx(10.0)
+    assert (v[M.M_VOID_SHARE]["k"], v[M.M_VOID_SHARE]["n"]) == (1, 13)
+    assert (v[M.M_BONUS]["k"], v[M.M_BONUS]["n"]) == (1, 12)  # played rounds only
+    assert v[M.M_RESHUFFLES]["value"] == pytest.approx(1 / 3)
+    assert v[M.M_RESHUFFLES]["ci_low"] == 0.0  # a mean of counts: the interval stops at 0
+    assert v[M.M_POT]["value"] == pytest.approx(4.0)
+    assert v[M.M_UNFINISHED]["value"] == pytest.approx(1 / 3)
+    assert v[M.M_REBUYS]["value"] == pytest.approx(1.0)  # 1, 2, 0 per game
+
+
+def np_std(x):
+    import numpy as np
+
+    return np.std(np.asarray(x, dtype=float), ddof=1)
+
+
+def test_seat_advantage_relative_to_first_dealer_with_chi_square():
+    sa = M.seat_advantage(GAMES)
+    # game 0: winner 0, first dealer 2 -> position 0 (dealer's left); game 1: 2 - 0 - 1 = 1
+    assert sa["position"].to_list() == [0, 1, 2]
+    assert sa["wins"].to_list() == [1, 1, 0]
+    assert sa["games"][0] == 2
+    assert sa["label"][0] == "1st to play (dealer's left)"
+    assert sa["chi2"][0] == pytest.approx(1.0)  # (1/9 + 1/9 + 4/9) / (2/3)
+    assert sa["p_value"][0] == pytest.approx(math.exp(-0.5))  # chi2(2 df) survival at 1
+
+
+def test_skill_gap_share_of_games_against_fair_share():
+    sg = M.skill_gap(GAMES, SEATS)
+    g = _by(sg, "policy", "greedy")
+    r = _by(sg, "policy", "random")
+    assert (g["wins"], g["finished"], g["seats_per_game"]) == (1, 2, 1.0)
+    assert g["fair_share"] == pytest.approx(1 / 3) and g["edge"] == pytest.approx(0.5 - 1 / 3)
+    assert r["seats_per_game"] == 2.0 and r["fair_share"] == pytest.approx(2 / 3)
+    assert g["p_value"] == pytest.approx(st.binomtest(1, 2, 1 / 3).pvalue)
+
+
+def test_key_metrics_hazard_and_dealer_left():
+    km = M.key_metrics(GAMES, SEATS)
+    v = {r["metric"]: r for r in km.iter_rows(named=True)}
+    assert (v[M.M_HAZARD]["k"], v[M.M_HAZARD]["n"]) == (4, 34)
+    assert v[M.M_DEALER_LEFT]["value"] == 0.5 and v[M.M_DEALER_LEFT]["reference"] == 1 / 3
+    assert v[M.M_SEAT_P]["kind"] == "test"
+    assert v[M.M_FIRST_ELIM]["value"] == 2.5
+    assert v["games won by greedy"]["value"] == 0.5
+
+
+def test_variants_are_kept_apart():
+    a = GAMES.with_columns(pl.lit("A").alias("variant"))
+    b = GAMES.with_columns(pl.lit("B").alias("variant"), pl.col("rounds") * 2)
+    sa = SEATS.with_columns(pl.lit("A").alias("variant"))
+    sb = SEATS.with_columns(pl.lit("B").alias("variant"))
+    gs = M.game_shape(pl.concat([a, b]), pl.concat([sa, sb]))
+    r = gs.filter(pl.col("metric") == M.M_ROUNDS)
+    assert r["variant"].to_list() == ["A", "B"]
+    assert r["value"].to_list() == pytest.approx([13 / 3, 26 / 3])
+
+
+def test_welch_and_newcombe_intervals_match_references():
+    x = [4.0, 6.0, 3.0, 5.0, 7.0]
+    y = [8.0, 9.0, 12.0, 10.0]
+    d, lo, hi = welch_diff(sum(x) / 5, np_std(x), 5, sum(y) / 4, np_std(y), 4)
+    ci = st.ttest_ind(x, y, equal_var=False).confidence_interval()
+    assert (lo, hi) == pytest.approx((ci.low, ci.high))
+    # Newcombe (1998), Stat Med 17:873, example 56/70 vs 48/80, method 10: 0.0524 to 0.3339
+    d, lo, hi = newcombe_diff(56, 70, 48, 80)
+    assert d == pytest.approx(0.2)
+    assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
+
+
+def test_compare_marks_differences_and_noise():
+    a = GAMES.with_columns(pl.lit("A").alias("variant"))
+    b = GAMES.with_columns(pl.lit("B").alias("variant"), pl.col("rounds") + 100)
+    sa = SEATS.with_columns(pl.lit("A").alias("variant"))
+    sb = SEATS.with_columns(pl.lit("B").alias("variant"))
+    c = compare(pl.concat([a, b]), pl.concat([sa, sb]))
+    rounds = c.filter((pl.col("variant") == "B") & (pl.col("metric") == M.M_ROUNDS)).row(
+        0, named=True
+    )
+    assert rounds["diff"] == pytest.approx(100.0) and rounds["verdict"] == "higher"
+    pot = c.filter((pl.col("variant") == "B") & (pl.col("metric") == M.M_POT)).row(0, named=True)
+    assert pot["diff"] == 0 and pot["verdict"] == "no detectable difference"
+    base = c.filter(pl.col("variant") == "A")
+    assert set(base["verdict"].to_list()) == {""}
