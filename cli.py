@@ -33,6 +33,12 @@ rules_option = click.option(
     default=None,
     help=f"Rule preset: {', '.join(PRESETS)} (default pagat).",
 )
+seats_option = click.option(
+    "--seats",
+    default="greedy,greedy,greedy,greedy",
+    show_default=True,
+    help="Comma-separated seat strings, one per player (2-5).",
+)
 set_option = click.option(
     "--set",
     "sets",
@@ -86,12 +92,7 @@ def check_meld_cmd(preset, sets, cards):
 @cli.command("simulate")
 @rules_option
 @set_option
-@click.option(
-    "--seats",
-    default="greedy,greedy,greedy,greedy",
-    show_default=True,
-    help="Comma-separated seat strings, one per player (2-5).",
-)
+@seats_option
 @click.option("--games", default=20000, show_default=True, type=int, help="Games to play.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
 @click.option(
@@ -295,7 +296,7 @@ def simulate_cmd(
 
 @cli.command("bench")
 @click.option("--games", default=20000, show_default=True, type=int)
-@click.option("--seats", default="greedy,greedy,greedy,greedy", show_default=True)
+@seats_option
 @rules_option
 @set_option
 def bench_cmd(games, seats, preset, sets):
@@ -310,12 +311,7 @@ def bench_cmd(games, seats, preset, sets):
 @cli.command("replay")
 @rules_option
 @set_option
-@click.option(
-    "--seats",
-    default="greedy,greedy,greedy,greedy",
-    show_default=True,
-    help="The run's seats (comma-separated seat strings).",
-)
+@seats_option
 @click.option("--seed", required=True, type=int, help="The run's seed.")
 @click.option("--game", "game", required=True, type=int, help="Game index within the run.")
 @click.option(
@@ -443,12 +439,7 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
     metavar="KNOB=V1,V2,...",
     help="A knob and its values; give one or two.",
 )
-@click.option(
-    "--seats",
-    default="greedy,greedy,greedy,greedy",
-    show_default=True,
-    help="Comma-separated seat strings, one per player (2-5).",
-)
+@seats_option
 @click.option("--games", default=2000, show_default=True, type=int, help="Games per cell.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed (every cell).")
 @click.option(
@@ -571,12 +562,7 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
 )
 @rules_option
 @set_option
-@click.option(
-    "--seats",
-    default="greedy,greedy,greedy,greedy",
-    show_default=True,
-    help="Comma-separated seat strings, one per player (2-5).",
-)
+@seats_option
 @click.option(
     "--seat",
     default=0,
