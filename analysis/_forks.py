@@ -26,7 +26,7 @@ from sim.loba.layout import (
     S_WON,
     ST_ACTIVE,
 )
-from sim.rng import seed_stream
+from sim.rng import seed_game
 
 # the engine's decision functions travel as first-class functions (tuples of them)
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
@@ -51,14 +51,14 @@ def advance_to_bust(st, R, d, p, x, r, params, decks, rows, bufs, elim):
 def play_branches(
     st, R, d, p, x, r, r_yes, r_no, params, decks, rows, bufs, scratch, q, seed2, base, out
 ):
-    """For k in range(len(out)): fork ``st`` twice, reseed both copies with stream
+    """For k in range(len(out)): fork ``st`` twice, reseed both copies (deal and policy streams) with
     ``(seed2, base + k)``, settle the waiting round with rebuy tables ``r_yes`` / ``r_no``,
     play to the end with the seats' own rules ``r``; ``out[k]`` = (net of seat q if it
     rebought, its net if it declined, 1 if it won rebuying, 1 if it won declining)."""
     for k in range(out.shape[0]):
         for b in range(2):
             copy_state(st, scratch)
-            seed_stream(scratch.rng, seed2, base + k)
+            seed_game(scratch.rng, seed2, base + k)
             if b == 0:
                 step(scratch, R, d, p, x, r_yes, params, decks, rows, bufs, None)
             else:

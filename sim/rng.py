@@ -46,10 +46,11 @@ POLICY_STREAM = np.uint64(0x5EED0F0150C1E5)  # salt of the policies' stream
 
 
 @jit
-def seed_game(deal_state, policy_state, seed, index):
-    """Seed game ``index``'s two streams: the deal stream and the policies' own stream."""
-    seed_stream(deal_state, seed, index)
-    seed_stream(policy_state, np.uint64(seed) ^ POLICY_STREAM, index)
+def seed_game(rng, seed, index):
+    """Seed game ``index``'s two streams in ``rng`` (uint64[4]): the deal stream in
+    ``rng[0:2]`` and the policies' own stream in ``rng[2:4]``."""
+    seed_stream(rng[:2], seed, index)
+    seed_stream(rng[2:], np.uint64(seed) ^ POLICY_STREAM, index)
 
 
 @jit

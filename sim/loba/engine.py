@@ -207,8 +207,7 @@ def new_state():
         np.zeros(MAX_CARDS, dtype=np.int16),
         np.zeros(GF, dtype=np.int64),
         np.zeros((MAX_SEATS, SF), dtype=np.int64),
-        np.zeros(2, dtype=np.uint64),
-        np.zeros(2, dtype=np.uint64),
+        np.zeros(4, dtype=np.uint64),
     )
 
 
@@ -222,7 +221,6 @@ def copy_state(src, dst):
     dst.g[:] = src.g
     dst.s[:] = src.s
     dst.rng[:] = src.rng
-    dst.prng[:] = src.prng
 
 
 @kernel
@@ -681,7 +679,7 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
 def _decide(fn, st, R, seat, pub, params, acts, n, decision):
     fill_pub(st, R, seat, pub, decision)
     st.g[G_DECISIONS] += 1
-    return fn(st.hands[seat], st.melds, st.pile, pub, params[seat], st.prng, acts, n)
+    return fn(st.hands[seat], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
 
 
 @kernel
@@ -844,7 +842,9 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
                 fill_pub(st, R, q, pub, DEC_REBUY)
                 pub[PUB_REBUY_SCORE] = target
                 g[G_DECISIONS] += 1
-                yes = rebuy_fns[q](st.hands[q], st.melds, st.pile, pub, params[q], st.prng, acts, 2)
+                yes = rebuy_fns[q](
+                    st.hands[q], st.melds, st.pile, pub, params[q], st.rng[2:], acts, 2
+                )
             if yes == 1:
                 s[q, S_REBUYS] += 1
                 s[q, S_PAID] += R[R_REBUY_COST]

@@ -97,7 +97,7 @@ def play_one(
     """
     st = new_state()
     bufs = new_bufs(R)
-    seed_game(st.rng, st.prng, seed, index)
+    seed_game(st.rng, seed, index)
     start_game(st, R, n_players, first_dealer)
     play_game(
         st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, None

@@ -129,7 +129,7 @@ class Game:
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
         self.bufs = new_bufs(self.R)
         self.tr = new_trace(cap, cap * 4) if cap > 0 else None
-        seed_game(self.st.rng, self.st.prng, np.uint64(seed), index)
+        seed_game(self.st.rng, np.uint64(seed), index)
         start_game(self.st, self.R, self.n, first_dealer)
         self.first_dealer = int(self.st.g[G_DEALER])
 

@@ -1,0 +1,106 @@
+"""A/B benchmark of the batch kernel at two or more git revisions, in one process.
+
+Timing two engines in separate processes mixes their difference with process-to-process noise
+(code placement, CPU frequency, a neighbour's load): about +-1.5% here, too much to check a
+2% budget. This script extracts ``sim/`` of each revision with ``git archive`` under its own
+package name (``sim_<rev>``), loads every engine into the same process, then plays the same
+chunks of games with each, alternating the order every repetition, on one thread. It reports
+each engine's median ns per turn and the median of the paired per-chunk ratios against the
+first revision, and checks that every engine played the same number of turns (the same games;
+true for deterministic seats such as ``greedy``).
+
+    python tests/ab_bench.py e6bfef6 HEAD            # 30 x 1,500 games each, 4 x greedy, pagat
+    python tests/ab_bench.py e6bfef6 HEAD WORKTREE   # WORKTREE = the files as they are now
+
+Each revision compiles once (about 35 s) into its own Numba cache folder. Needs ``sim/``'s
+imports to be relative, which they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def extract(rev: str, dest: Path) -> str:
+    """Copy ``sim/`` at ``rev`` (or the working tree for ``WORKTREE``) to ``dest/sim_<rev>``."""
+    name = "sim_" + "".join(ch if ch.isalnum() else "_" for ch in rev)
+    target = dest / name
+    if rev == "WORKTREE":
+        shutil.copytree(ROOT / "sim", target, ignore=shutil.ignore_patterns("__pycache__"))
+        return name
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "sim"], check=True, capture_output=True
+    ).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        shutil.move(str(Path(tmp) / "sim"), target)
+    return name
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("revs", nargs="+", help="git revisions (or WORKTREE); the first is the base")
+    ap.add_argument("--reps", type=int, default=30, help="chunks per engine (default 30)")
+    ap.add_argument("--games", type=int, default=1500, help="games per chunk (default 1500)")
+    ap.add_argument("--seats", default="greedy,greedy,greedy,greedy")
+    args = ap.parse_args()
+
+    import numba
+
+    numba.set_num_threads(1)
+    dest = Path(tempfile.mkdtemp(prefix="loba-ab-"))
+    sys.path.insert(0, str(dest))
+    engines = {}
+    for rev in args.revs:
+        name = extract(rev, dest)
+        rules = importlib.import_module(name + ".rules")
+        policies = importlib.import_module(name + ".policies")
+        runner = importlib.import_module(name + ".runner")
+        R = rules.make_rules().to_array()
+        tables = runner.seat_tables(policies.parse_seats(args.seats))
+        n_players = len(args.seats.split(","))
+        t0 = time.perf_counter()
+        runner.run_chunk(R, n_players, 1, 0, 2, tables, 0)
+        print(f"{rev}: loaded in {time.perf_counter() - t0:.1f} s", flush=True)
+        turns_col = importlib.import_module(name + ".loba.layout").GR_TURNS
+        engines[rev] = (runner.run_chunk, R, tables, n_players, turns_col)
+
+    ns = {rev: [] for rev in args.revs}
+    same = True
+    for rep in range(args.reps):
+        order = args.revs if rep % 2 == 0 else args.revs[::-1]
+        turns = set()
+        for rev in order:
+            run, R, tables, n_players, turns_col = engines[rev]
+            t0 = time.perf_counter()
+            games, _, _ = run(R, n_players, 1, rep * args.games, args.games, tables, 0)
+            dt = time.perf_counter() - t0
+            t = int(games[:, turns_col].sum())
+            turns.add(t)
+            ns[rev].append(dt / t * 1e9)
+        same &= len(turns) == 1
+    base = args.revs[0]
+    print(f"{args.reps} chunks x {args.games:,} games, {args.seats}, 1 thread")
+    for rev in args.revs:
+        med = statistics.median(ns[rev])
+        ratio = statistics.median(b / a for a, b in zip(ns[base], ns[rev], strict=True))
+        print(
+            f"  {rev:>12}: median {med:7.1f} ns/turn, min {min(ns[rev]):7.1f}"
+            f"  paired ratio vs {base}: {ratio:.4f} ({ratio - 1:+.2%})"
+        )
+    print("  every engine played the same games:", same)
+    shutil.rmtree(dest, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
