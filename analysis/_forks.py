@@ -51,10 +51,10 @@ def advance_to_bust(st, R, d, p, x, r, params, decks, rows, bufs, elim):
 def play_branches(
     st, R, d, p, x, r, r_yes, r_no, params, decks, rows, bufs, scratch, q, seed2, base, out
 ):
-    """For k in range(len(out)): fork ``st`` twice, reseed both copies (deal and policy streams) with
-    ``(seed2, base + k)``, settle the waiting round with rebuy tables ``r_yes`` / ``r_no``,
-    play to the end with the seats' own rules ``r``; ``out[k]`` = (net of seat q if it
-    rebought, its net if it declined, 1 if it won rebuying, 1 if it won declining)."""
+    """For k in range(len(out)): fork ``st`` twice, reseed both copies (deal and policy
+    streams) with ``(seed2, base + k)``, settle the waiting round with rebuy tables ``r_yes``
+    / ``r_no``, play to the end with the seats' own rules ``r``; ``out[k]`` = (net of seat q
+    if it rebought, its net if it declined, 1 if it won rebuying, 1 if it won declining)."""
     for k in range(out.shape[0]):
         for b in range(2):
             copy_state(st, scratch)

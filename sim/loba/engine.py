@@ -409,7 +409,7 @@ def rebuild_stock(st, R, tr):
     return True
 
 
-@kernel
+@kernel(inline="always")
 def fill_pub(st, R, seat, pub, decision):
     """The public view of RULES.md A.8 for ``seat``."""
     g = st.g
@@ -443,13 +443,13 @@ def fill_pub(st, R, seat, pub, decision):
     pub[PUB_ACTIVE] = act
 
 
-@kernel
+@kernel(inline="always")
 def may_layoff(st, R, seat):
     """[A20] lay-offs need a meld of one's own this round (unless the knob is off)."""
     return R[R_LAYOFF_OWN_MELD] == 0 or st.s[seat, S_MELDED] == 1
 
 
-@kernel
+@kernel(inline="always")
 def gen_plays(st, R, seat, acts):
     """Every play the seat may make now (new melds, then lay-offs)."""
     hand = st.hands[seat]
@@ -460,7 +460,7 @@ def gen_plays(st, R, seat, acts):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def do_play(st, seat, act, tr):
     """Apply a legal play for ``seat`` and keep the counters right."""
     hand = st.hands[seat]
@@ -573,7 +573,7 @@ def _chain_to(hand, melds, nm, R, c, plan, k):
     return -1
 
 
-@kernel
+@kernel(inline="always")
 def take_may_work(st, R, seat, c):
     """Cheap necessary condition for :func:`plan_take` (most turns fail it)."""
     if c == JOKER:
@@ -675,7 +675,7 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
     return 0
 
 
-@kernel
+@kernel(inline="always")
 def _decide(fn, st, R, seat, pub, params, acts, n, decision):
     fill_pub(st, R, seat, pub, decision)
     st.g[G_DECISIONS] += 1

@@ -157,7 +157,9 @@ def greedy_leaves(hand, melds, pub):
     h = hand.copy()
     ms = np.empty((MAX_MELDS, MF), dtype=np.int16)
     nm = pub[PUB_NMELDS]
-    ms[:nm] = melds[:nm]
+    for i in range(nm):  # a loop, not ms[:nm] = ...: slice assignment compiles slowly
+        for j in range(MF):
+            ms[i, j] = melds[i, j]
     R = np.empty(R_SIZE, dtype=np.int64)
     for i in range(R_SIZE):
         R[i] = pub[PUB_RULES + i]
