@@ -99,7 +99,7 @@ def check_meld_cmd(preset, sets, cards):
     "--threads",
     default=None,
     type=int,
-    help="Numba threads (default: all cores; with dask: per kernel call on a worker).",
+    help="Kernel threads (default: all cores; with dask: per kernel call on a worker).",
 )
 @click.option(
     "--rounds", "record_rounds", is_flag=True, help="Also record rounds.parquet (with --out)."

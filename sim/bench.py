@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import time
 
-import numba
 import numpy as np
 
 from .jit import jit
 from .loba.layout import GR_DECISIONS, GR_TURNS, JOKER, MAX_CARDS
 from .policies import parse_seats
 from .rng import below, seed_stream, shuffle
-from .runner import run_chunk, seat_tables, set_threads
+from .runner import MAX_THREADS, in_slices, run_chunk, seat_tables, set_threads
 
 
 @jit
@@ -53,14 +52,21 @@ def _floor_game(seed, index, n_players, hand_size, deck_n, turns, rng, deck, han
     return done
 
 
-@jit(parallel=True)
+@jit
+def _floor_games(seed, lo, out, n_players, hand_size, deck_n, turns):
+    rng = np.zeros(2, dtype=np.uint64)
+    deck = np.zeros(MAX_CARDS, dtype=np.int16)
+    hands = np.zeros((n_players, 53), dtype=np.int16)
+    for i in range(out.shape[0]):
+        out[i] = _floor_game(seed, lo + i, n_players, hand_size, deck_n, turns, rng, deck, hands)
+
+
 def floor_kernel(seed, count, n_players, hand_size, deck_n, turns):
+    """The floor: shuffle, deal, draw/discard only, on the same threads as the real kernel."""
     out = np.zeros(count, dtype=np.int64)
-    for i in numba.prange(count):
-        rng = np.zeros(2, dtype=np.uint64)
-        deck = np.zeros(MAX_CARDS, dtype=np.int16)
-        hands = np.zeros((n_players, 53), dtype=np.int16)
-        out[i] = _floor_game(seed, i, n_players, hand_size, deck_n, turns, rng, deck, hands)
+    in_slices(
+        lambda a, b: _floor_games(seed, a, out[a:b], n_players, hand_size, deck_n, turns), count
+    )
     return out
 
 
@@ -77,7 +83,7 @@ def run_bench(rules, seats, games: int, seed: int = 12345):
     first = time.perf_counter() - t0
     yield f"rules {rules.id}, seats {','.join(s.label for s in seat_list)}, {games} games"
     yield f"first call (compile or cache load): {first:.2f} s"
-    top = numba.config.NUMBA_NUM_THREADS
+    top = MAX_THREADS
     results = {}
     for threads in sorted({1, top}):
         set_threads(threads)

@@ -13,7 +13,7 @@ about as much as is written to disk anyway.
 Before the first chunk every worker loads (or compiles) the kernel once, and the workers'
 loba-sim sources must be the same as this process's (checked: the source fingerprint), since
 bit-identical results need the same engine. Within a worker process one kernel call runs at a
-time, with ``host CPUs // worker processes on that host`` Numba threads (``--threads`` sets it).
+time, with ``host CPUs // worker processes on that host`` kernel threads (``--threads`` sets it).
 A failing task is retried once (Dask ``retries=1``); a second failure stops the run and names
 the chunk, after writing the chunks that were already running.
 """
@@ -132,7 +132,7 @@ def connect(scheduler: str | None, workers: int | None):
 
 
 def _check_workers(client, where: str) -> dict:
-    """Same engine on every worker; returns the Numba threads per kernel call, by worker."""
+    """Same engine on every worker; returns the kernel threads per call, by worker."""
     try:
         prints = client.run(_worker_fingerprint)
         cpus = client.run(os.cpu_count)

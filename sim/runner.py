@@ -7,7 +7,7 @@ run always draws from the random stream of ``(seed, i)``, so any thread count, c
 backend gives bit-identical tables.
 
 :func:`stream_run` and :func:`resume_run` are what ``loba simulate`` uses: chunks of
-consecutive games are played by a backend (``local``: this process, Numba threads; ``dask``: the
+consecutive games are played by a backend (``local``: this process, kernel threads; ``dask``: the
 tasks of a Dask cluster, :mod:`sim.dask_backend`) and each finished chunk goes straight to disk
 as one Parquet part per table (:class:`sim.results.RunDir`), so memory stays bounded whatever
 the number of games, and an interrupted run resumes where it stopped.
@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,15 +72,45 @@ def seat_tables(seats: list[Seat]):
     return draw, play, discard, rebuy, params
 
 
+MAX_THREADS = numba.config.NUMBA_NUM_THREADS  # the machine's CPUs (NUMBA_NUM_THREADS caps it)
+_threads = MAX_THREADS
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
 def set_threads(threads: int | None) -> int:
     """Use ``threads`` worker threads (None: all the machine's); returns the count in use."""
-    top = numba.config.NUMBA_NUM_THREADS
+    global _threads
     if threads is None:
-        threads = top
-    if not isinstance(threads, int) or threads < 1:
+        threads = MAX_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"--threads must be a whole number of at least 1, not {threads}.")
-    numba.set_num_threads(min(threads, top))
-    return min(threads, top)
+    _threads = min(threads, MAX_THREADS)
+    return _threads
+
+
+def get_threads() -> int:
+    """The worker threads a chunk is played on (see :func:`set_threads`)."""
+    return _threads
+
+
+def in_slices(fn: Callable[[int, int], None], count: int, threads: int | None = None) -> None:
+    """Call ``fn(lo, hi)`` over slices covering ``0 .. count-1``, on ``threads`` threads.
+
+    The compiled kernels release the GIL, so the threads run on separate cores. Four slices per
+    thread (at least 64 games each) even out games of different lengths. Each game's result
+    depends only on its index, so the slicing never changes a table.
+    """
+    threads = threads or _threads
+    if threads <= 1 or count < 128:
+        fn(0, count)
+        return
+    pieces = min(4 * threads, max(threads, count // 64))
+    bounds = [count * k // pieces for k in range(pieces + 1)]
+    pool = _pools.get(threads)
+    if pool is None:
+        pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="loba-kernel")
+    for f in [pool.submit(fn, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]:
+        f.result()
 
 
 def check_run(rules, seats, games, seed) -> tuple[RuleSet, list[Seat]]:
@@ -103,21 +134,25 @@ def run_chunk(R, n_players, seed, start, count, tables, record_rounds: int):
         rounds = np.zeros((count, record_rounds, MAX_SEATS, RR_SIZE), dtype=np.int32)
     else:
         rounds = np.zeros((1, 0, MAX_SEATS, RR_SIZE), dtype=np.int32)
-    run_games(
-        R,
-        n_players,
-        np.uint64(seed),
-        start,
-        count,
-        draw,
-        play,
-        discard,
-        rebuy,
-        params,
-        games,
-        seats,
-        rounds,
-    )
+
+    def one_slice(lo: int, hi: int) -> None:
+        run_games(
+            R,
+            n_players,
+            np.uint64(seed),
+            start + lo,
+            hi - lo,
+            draw,
+            play,
+            discard,
+            rebuy,
+            params,
+            games[lo:hi],
+            seats[lo:hi],
+            rounds[lo:hi] if record_rounds else rounds,
+        )
+
+    in_slices(one_slice, count)
     return games, seats, rounds
 
 
@@ -274,7 +309,7 @@ def play_chunk(job: ChunkJob, k: int, threads: int | None = None) -> ChunkResult
     """Play chunk ``k`` of ``job`` in this process: its Parquet parts and summary totals.
 
     The same function runs in the local backend and in Dask workers, so both give the same
-    bytes. ``threads``: Numba threads for the kernel (None: leave as set).
+    bytes. ``threads``: kernel threads (None: leave as set).
     """
     _maybe_fail(job, k)
     rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
@@ -295,7 +330,7 @@ def play_chunk(job: ChunkJob, k: int, threads: int | None = None) -> ChunkResult
         s,
         r if job.record_rounds else None,
         elapsed=t,
-        threads=threads or numba.get_num_threads(),
+        threads=threads or get_threads(),
     )
     del g, s, r
     return ChunkResult(k, res.parts() if job.encode else None, res.aggregates(), t)
@@ -355,7 +390,7 @@ class Sink:
 
 
 def run_local(job: ChunkJob, todo: list[int], sink: Sink, threads: int | None) -> dict:
-    """The ``local`` backend: chunks one after another in this process, Numba threads each."""
+    """The ``local`` backend: chunks one after another in this process, kernel threads each."""
     used = set_threads(threads)
     warm(job)
     sink.start()
@@ -456,7 +491,7 @@ def stream_run(
 
     With ``out_dir`` every finished chunk is written at once as Parquet parts of a run
     directory (resumable with :func:`resume_run`) and the summary is computed from the disk;
-    without it only the summary totals are kept. ``backend``: ``"local"`` (Numba threads of
+    without it only the summary totals are kept. ``backend``: ``"local"`` (kernel threads of
     this process) or ``"dask"`` (``scheduler`` address, or a local cluster of ``workers``
     processes). ``progress(done, total)`` is called after every chunk.
     """

@@ -66,6 +66,7 @@ def main() -> None:
         rules = importlib.import_module(name + ".rules")
         policies = importlib.import_module(name + ".policies")
         runner = importlib.import_module(name + ".runner")
+        runner.set_threads(1)  # numba threads in older revisions, kernel threads in newer
         R = rules.make_rules().to_array()
         tables = runner.seat_tables(policies.parse_seats(args.seats))
         n_players = len(args.seats.split(","))

@@ -52,3 +52,40 @@ def test_plugin_errors_are_one_sentence():
         parse_seat(f"{MIRROR}:not_a_policy")
     with pytest.raises(SeatError, match="has no parameter 'zz'"):
         parse_seat(f"{CAUTIOUS}:cautious:zz=1")
+
+
+BROKEN = """
+from sim.policies import Policy, decision
+
+
+@decision
+def draw(hand, melds, pile, pub, params, rng, acts, n):
+    return hand.no_such_attribute
+
+
+@decision
+def ok(hand, melds, pile, pub, params, rng, acts, n):
+    return 0
+
+
+broken = Policy("broken", draw, ok, ok)
+plain = Policy("plain", lambda *a: 0, ok, ok)
+"""
+
+
+def test_a_decision_that_does_not_compile_is_one_sentence(tmp_path, capsys):
+    mod = tmp_path / "broken.py"
+    mod.write_text(BROKEN)
+    with pytest.raises(SeatError) as err:
+        parse_seat(f"{mod}:broken")
+    msg = str(err.value)
+    assert "draw cannot be compiled as a decision" in msg and "\n" not in msg
+    with pytest.raises(SeatError, match="is not a @decision function"):
+        parse_seat(f"{mod}:plain")
+    # the CLI turns it into one line and exit code 2
+    import cli
+
+    code = cli.main(["simulate", "--games", "5", "--seats", f"{mod}:broken,greedy"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cannot be compiled as a decision" in err and len(err.strip().splitlines()) == 1

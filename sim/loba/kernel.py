@@ -1,4 +1,5 @@
-"""Batch kernel: ``prange`` over games, each game on its own random stream.
+"""Batch kernel: games one after another, each on its own random stream (the runner plays
+slices of a chunk on several threads, :func:`sim.runner.in_slices`).
 
 Input contract of :func:`run_games` (the runner builds these; see :mod:`sim.runner`):
 ``R`` int64[R_SIZE] rule array; ``n_players`` 2..5; ``seed`` uint64-able int; games
@@ -11,7 +12,6 @@ so results do not depend on the thread count or on how a run is cut into chunks.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ..jit import jit
@@ -106,7 +106,7 @@ def play_one(
     return st
 
 
-@jit(parallel=True)
+@jit
 def run_games(
     R,
     n_players,
@@ -122,9 +122,15 @@ def run_games(
     seats_out,
     rounds_out,
 ):
+    """Play games ``start .. start+count-1`` one after another into the ``*_out`` rows.
+
+    Serial on purpose: :func:`sim.runner.run_chunk` runs slices of a chunk on several Python
+    threads (the kernel releases the GIL). A ``prange`` loop here cost 6 s of compile time on
+    every fresh machine and bought nothing the threads do not.
+    """
     record = rounds_out.shape[0] == count
-    for i in numba.prange(count):
-        decks = np.full((1, MAX_CARDS), -1, dtype=np.int16)
+    decks = np.full((1, MAX_CARDS), -1, dtype=np.int16)
+    for i in range(count):
         rr = rounds_out[i] if record else rounds_out[0]
         play_one(
             R,

@@ -91,12 +91,9 @@ def suit_positions(hand, s):
     """Bit p (1..14) set when the hand holds the natural of suit ``s`` at position p."""
     m = 0
     base = s * 13
-    for r in range(13):
-        if hand[base + r] > 0:
-            m |= 1 << (r + 1)
-    if m & 2:
-        m |= 1 << 14
-    return m
+    for r in range(13):  # branch-free: the loop unrolls into compares and shifts
+        m |= int(hand[base + r] > 0) << (r + 1)
+    return m | ((m & 2) << 13)
 
 
 @kernel

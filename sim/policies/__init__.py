@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .api import N_PARAMS, POLICY_SLOTS, REBUY_SLOT0, Policy, RebuyRule, decision
+from .api import N_PARAMS, POLICY_SLOTS, REBUY_SLOT0, Policy, RebuyRule, compiled, decision
 from .builtin import POLICIES, REBUY_RULES
 
 DEFAULT_SEAT = "greedy"
@@ -159,7 +159,20 @@ def parse_seat(text: str) -> Seat:
             raise SeatError(f"'{t}': after '+' write rebuy=RULE (always, never, if_opponents:k=2).")
         rebuy_text = v.strip()
     reb, rref, rparams = _parse_part(rebuy_text, REBUY_RULES, RebuyRule, "rebuy rule", t)
+    _compile(pref, (pol.draw, pol.play, pol.discard))
+    _compile(rref, (reb.decide,))
     return Seat(pol, reb, pparams, rparams, pref, rref)
+
+
+def _compile(ref: str, fns) -> None:
+    """Compile (or load from the cache) the decision functions a seat uses."""
+    for fn in fns:
+        try:
+            compiled(fn)
+        except Exception as e:  # a user's function: one sentence, no traceback
+            first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+            name = getattr(fn, "__name__", repr(fn))
+            raise SeatError(f"'{ref}': {name} cannot be compiled as a decision: {first}") from None
 
 
 def parse_seats(spec, n_players: int | None = None) -> list[Seat]:

@@ -41,7 +41,7 @@ from typing import Any
 
 from numba import types
 
-from ..jit import jit
+from ..jit import DISABLED, jit
 
 N_PARAMS = 16
 POLICY_SLOTS = 8  # params[0:8] policy, params[8:16] rebuy rule
@@ -60,13 +60,31 @@ DECIDE_SIG = types.int64(
 
 
 def decision(fn=None, *, alloc: bool = False):
-    """Compile ``fn`` as a decision function of the plug-in signature (cached on disk).
+    """Mark ``fn`` as a decision function of the plug-in signature :data:`DECIDE_SIG`.
 
-    Pass ``alloc=True`` (``@decision(alloc=True)``) if the function allocates arrays.
+    It is compiled (or loaded from the on-disk cache) when a seat first uses it
+    (:func:`compiled`), so importing a module of policies compiles nothing. Pass
+    ``alloc=True`` (``@decision(alloc=True)``) if the function allocates arrays.
     """
     if fn is None:
-        return lambda f: jit(DECIDE_SIG, alloc=alloc)(f)
-    return jit(DECIDE_SIG, alloc=alloc)(fn)
+        return lambda f: jit(alloc=alloc)(f)
+    return jit(alloc=alloc)(fn)
+
+
+def compiled(fn):
+    """``fn`` compiled for :data:`DECIDE_SIG` and closed to other signatures, as the kernel's
+    function tables need it (one machine-code entry point per function). Raises ``TypeError``
+    with one sentence if ``fn`` is not a :func:`decision` function."""
+    if DISABLED:
+        return fn
+    if not hasattr(fn, "compile") or not hasattr(fn, "disable_compile"):
+        raise TypeError(f"{fn!r} is not a @decision function.")
+    if fn._can_compile:
+        fn.compile(DECIDE_SIG)
+        fn.disable_compile()
+    if DECIDE_SIG.args not in fn.overloads or len(fn.overloads) != 1:
+        raise TypeError(f"{fn.__name__} is not compiled for the decision signature alone.")
+    return fn
 
 
 @dataclass(frozen=True)
