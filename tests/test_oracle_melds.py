@@ -503,6 +503,43 @@ def test_a15_a17_gen_new_melds_sound_and_complete(name):
     )
 
 
+def _window_brute(m: int, J: int, mn: int) -> bool:
+    """Some run window of >= mn positions in 1..14 with >= 2 naturals and <= J gaps."""
+    for lo in range(1, 15):
+        for hi in range(lo + mn - 1, min(14, lo + 12) + 1):
+            nat = sum((m >> p) & 1 for p in range(lo, hi + 1))
+            if nat >= 2 and (hi - lo + 1) - nat <= J:
+                return True
+    return False
+
+
+def test_a16_a17_has_window_equals_brute_force_on_every_suit():
+    """The escalera prefilter of gen_new_melds/take_may_work, on all 8,192 suit holdings."""
+    bad = []
+    for bits in range(1 << 13):
+        m = bits << 1
+        if m & 2:
+            m |= 1 << 14  # the ace stands at 1 and at 14
+        for J in range(5):
+            for mn in (3, 4, 5, 6, 13):
+                if bool(moves.has_window(m, J, mn)) != _window_brute(m, J, mn):
+                    bad.append((bin(m), J, mn))
+    assert not bad, f"{len(bad)} disagreements, e.g. {bad[:3]}"
+
+
+def test_suit_masks_match_suit_positions_and_counts():
+    rng = random.Random("masks")
+    for _ in range(500):
+        h = np.zeros(53, dtype=np.int8)
+        for _ in range(rng.randrange(0, 30)):
+            h[rng.randrange(53)] += 1
+        got = moves.suit_masks(h)
+        for s in range(4):
+            assert got[s] == moves.suit_positions(h, s)
+        dup = sum(1 << (r + 1) for r in range(13) if max(h[s * 13 + r] for s in range(4)) > 1)
+        assert got[4] == dup
+
+
 # --------------------------------------------------------------------------- literal cases
 
 P, CL, RA = "pagat", "classic", "rami"

@@ -97,6 +97,34 @@ def suit_positions(hand, s):
 
 
 @kernel
+def suit_masks(hand):
+    """One pass over the hand: :func:`suit_positions` of the four suits, and the ranks (bit r)
+    held twice or more in some suit."""
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    m3 = 0
+    dup = 0
+    for r in range(13):  # branch-free, like suit_positions
+        a = hand[r]
+        b = hand[13 + r]
+        c = hand[26 + r]
+        d = hand[39 + r]
+        m0 |= int(a > 0) << (r + 1)
+        m1 |= int(b > 0) << (r + 1)
+        m2 |= int(c > 0) << (r + 1)
+        m3 |= int(d > 0) << (r + 1)
+        dup |= int(a > 1 or b > 1 or c > 1 or d > 1) << (r + 1)
+    return (
+        m0 | ((m0 & 2) << 13),
+        m1 | ((m1 & 2) << 13),
+        m2 | ((m2 & 2) << 13),
+        m3 | ((m3 & 2) << 13),
+        dup,
+    )
+
+
+@kernel
 def window_bits(lo, hi):
     return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
@@ -104,16 +132,28 @@ def window_bits(lo, hi):
 @kernel
 def has_window(m, J, mn):
     """Is there a run window (>= ``mn`` positions) of mask m with >= 2 naturals and at most
-    J gaps? Windows longer than ``mn`` matter only when J + 2 > mn (far-apart naturals)."""
-    for L in range(mn, max(mn, J + 2) + 1):
-        need = max(2, L - J)
-        cnt = 0
-        for p in range(1, 15):
-            cnt += (m >> p) & 1
-            if p > L:
-                cnt -= (m >> (p - L)) & 1
-            if p >= L and cnt >= need:
+    J gaps?
+
+    When ``mn <= J + 2`` that is two naturals at most ``max(mn, J + 2) - 1`` positions apart
+    (a window of that length around them fits in 1..14 and has at most J gaps); otherwise the
+    window is ``mn`` long and needs ``mn - J`` >= 3 naturals. Bit tricks for the common cases,
+    a sliding count for the rest; tests/test_oracle_melds.py checks it against a brute force.
+    """
+    if mn <= J + 2:
+        for d in range(1, max(mn, J + 2)):
+            if m & (m >> d):
                 return True
+        return False
+    if mn == 3:  # J == 0: three in a row
+        return (m & (m >> 1) & (m >> 2)) != 0
+    need = mn - J
+    cnt = 0
+    for p in range(1, 15):
+        cnt += (m >> p) & 1
+        if p > mn:
+            cnt -= (m >> (p - mn)) & 1
+        if p >= mn and cnt >= need:
+            return True
     return False
 
 
@@ -262,7 +302,17 @@ def gen_new_melds(hand, hand_n, R, acts, n):
     """Append every new meld the hand can put down (maximal forms); returns the new count."""
     keep_one = R[R_GO_OUT_DISCARD] == 1  # [A26] variant: plays may not empty the hand
     exactly_three = R[R_PIERNA_SUITS] == PIERNA_EXACTLY_THREE
+    masks = suit_masks(hand)
+    ma, mb, mc, md = masks[0] & 0x3FFE, masks[1] & 0x3FFE, masks[2] & 0x3FFE, masks[3] & 0x3FFE
+    ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))  # three suits or more
+    if not exactly_three:  # or three cards in two suits (a pair), or three copies of one card
+        if R[R_DECKS] <= 2:
+            ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
+        else:
+            ranks = 0x3FFE
     for r in range(1, 14):  # [A15] piernas
+        if not (ranks >> r) & 1:
+            continue
         pm = 0
         total = 0
         for s in range(4):
@@ -283,7 +333,7 @@ def gen_new_melds(hand, hand_n, R, acts, n):
     J = min(hand[JOKER], R[R_JOKERS_PER_ESC])  # [A16]/[A17] escaleras
     mn = R[R_ESCALERA_MIN]
     for s in range(4):
-        m = suit_positions(hand, s)
+        m = masks[s]
         c = popcount(m & 0x3FFE)
         if c < 2 or c + J < mn or not has_window(m, J, mn):
             continue
