@@ -759,12 +759,12 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
     hn = s[seat, S_HAND_N]
     only_jokers = hand[JOKER] == hn
     n = 0
-    for cid in range(N_IDS):
-        if hand[cid] > 0:
-            if cid == JOKER and R[R_JOKER_DISCARD] == JOKER_DISCARD_LAST_ONLY and not only_jokers:
-                continue
-            acts[n, 0] = cid
-            n += 1
+    for cid in range(JOKER):  # branch-free: write every natural, keep those held
+        acts[n, 0] = cid
+        n += hand[cid] > 0
+    if hand[JOKER] > 0 and (R[R_JOKER_DISCARD] != JOKER_DISCARD_LAST_ONLY or only_jokers):
+        acts[n, 0] = JOKER
+        n += 1
     k = 0
     if n > 1:
         k = _decide(discard_fns[seat], st, R, seat, pub, params, acts, n, DEC_DISCARD)
