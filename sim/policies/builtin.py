@@ -92,20 +92,22 @@ def card_cost(cid, hand, pub):
     r = cid % 13 + 1
     s = cid // 13
     v = pub[PUB_RULES + R_ACE_VALUE] if r == 1 else min(r, 10)
-    useful = 0
+    # branch-free (the tests on held cards mispredict): 2 per other suit with this rank ...
+    useful = -2  # the card itself
     for t in range(4):
-        if t != s and hand[t * 13 + r - 1] > 0:
-            useful += 2
-    for d in (-2, -1, 1, 2):
-        q = r + d
-        if r == 1 and d > 0:
-            q = 1 + d
-        elif r == 1:
-            q = 14 + d
-        if 1 <= q <= 14:
-            rq = 1 if q == 14 else q
-            if hand[s * 13 + rq - 1] > 0:
-                useful += 3 if (d == -1 or d == 1) else 1
+        useful += 2 * (hand[t * 13 + r - 1] > 0)
+    # ... 3 per same-suit neighbour one position away, 1 per neighbour two away; position p
+    # is the card s*13 + p - 1, position 14 the ace; an ace's neighbours are 2, 3 and K, Q
+    b = s * 13
+    if r == 1:
+        useful += 3 * ((hand[b + 1] > 0) + (hand[b + 12] > 0)) + (hand[b + 2] > 0)
+        useful += hand[b + 11] > 0
+    else:
+        useful += 3 * ((hand[b + r - 2] > 0) + (hand[b + r % 13] > 0))
+        if r > 2:
+            useful += hand[b + r - 3] > 0
+        if r < 13:
+            useful += hand[b + (r + 1) % 13] > 0
     return v - 4 * useful
 
 
