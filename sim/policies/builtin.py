@@ -84,7 +84,7 @@ def best_play(acts, n):
     return best
 
 
-@kernel
+@kernel(inline="always")
 def card_cost(cid, hand, pub):
     """Penalty value of ``cid`` minus how much it helps a future meld (greedy's discard key)."""
     if cid == JOKER:
