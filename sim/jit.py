@@ -5,7 +5,8 @@ place. Environment overrides:
 
 * ``LOBA_JIT_CACHE=0`` turns the on-disk cache off (default on: later processes start fast).
 * ``LOBA_CACHE_DIR`` moves the cache (default ``~/.cache/loba-sim``); each version of the
-  sources gets its own sub-folder.
+  sources gets its own sub-folder, and only the :data:`KEEP_CACHES` most recently used are
+  kept.
 * ``NUMBA_DISABLE_JIT=1`` (Numba's own switch) runs everything as plain Python, for readable
   tracebacks and coverage; the test-suite runs a small sample that way.
 """
@@ -44,8 +45,40 @@ def _source_cache_dir() -> str:
     return os.path.join(base, "numba-" + h.hexdigest()[:16])
 
 
+KEEP_CACHES = 4  # source versions whose compiled code stays on disk
+_STAMP = ".last-used"
+
+
+def _prune_caches(current: str, keep: int = KEEP_CACHES) -> list[str]:
+    """Mark ``current`` as just used and delete all but the ``keep`` most recently used
+    ``numba-*`` folders next to it (best effort: a folder in use elsewhere or unremovable
+    is left). Every edit or upgrade of the engine starts a new folder of about 10 MB; without
+    this they would pile up. Returns the folders removed."""
+    import re
+    import shutil
+    import time
+
+    removed = []
+    try:
+        os.makedirs(current, exist_ok=True)
+        Path(current, _STAMP).write_text(str(time.time()))
+        base = Path(current).parent
+        olds = []
+        for d in base.iterdir():
+            if d.is_dir() and re.fullmatch(r"numba-[0-9a-f]{16}", d.name) and str(d) != current:
+                stamp = d / _STAMP
+                olds.append((stamp.stat().st_mtime if stamp.exists() else d.stat().st_mtime, d))
+        for _, d in sorted(olds, reverse=True)[max(keep - 1, 0) :]:
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(str(d))
+    except OSError:
+        pass
+    return removed
+
+
 if CACHE and not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = _source_cache_dir()
+    _prune_caches(numba.config.CACHE_DIR)
 DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 
