@@ -22,7 +22,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
 
 from .errors import AnalysisError
@@ -204,13 +203,8 @@ def rebuy_value_state(
     After the decision the game goes on as the seats' own rules decide (the real game, not a
     branch), so later decisions of the same game are sampled too.
     """
-    from sim.loba.engine import new_state
-    from sim.loba.layout import MAX_SEATS, RR_SIZE
     from sim.loba.play import Game
-    from sim.policies.builtin import rebuy_always, rebuy_never
     from sim.runner import resolve_rules
-
-    from ._forks import advance_to_bust, play_branches
 
     rs = resolve_rules(rules)
     labels = _seat_list(seats)
@@ -221,20 +215,13 @@ def rebuy_value_state(
         )
     if not isinstance(reps, int) or not 1 <= reps <= MAX_REPS:
         raise AnalysisError(f"--reps must be a whole number from 1 to {MAX_REPS}, not {reps}.")
-    seed2 = np.uint64((int(seed) * 0x9E3779B97F4A7C15 + 0x5EED5) % (1 << 64))
-    rows_buf = np.zeros((0, MAX_SEATS, RR_SIZE), dtype=np.int32)
-    scratch = new_state()
-    out = np.zeros((reps, 4), dtype=np.int64)
+    seed2 = (int(seed) * 0x9E3779B97F4A7C15 + 0x5EED5) % (1 << 64)
     elim = rs.elimination_score
     recs: list[dict] = []
     for gi in range(first_game, first_game + games):
         g = Game(rs, ",".join(labels), seed=seed, index=gi, record_rounds=False)
-        d, p, x, r, params = g.tables
         dec_no = 0
-        while True:
-            ph = advance_to_bust(g.st, g.R, d, p, x, r, params, g.decks, rows_buf, g.bufs, elim)
-            if g.done:
-                break
+        while g.play_to_rebuy():
             deciders = g.rebuy_decisions()
             if deciders:
                 active = [q for q in range(g.n) if g.status(q) == 0]
@@ -242,28 +229,7 @@ def rebuy_value_state(
                 safe = [g.score(q) for q in active if q not in over]
                 target, leader = max(safe), min(safe)
                 for q in deciders:
-                    r_yes = tuple(rebuy_always if i == q else r[i] for i in range(len(r)))
-                    r_no = tuple(rebuy_never if i == q else r[i] for i in range(len(r)))
-                    base = (gi << 16) + (dec_no << 8)
-                    play_branches(
-                        g.st,
-                        g.R,
-                        d,
-                        p,
-                        x,
-                        r,
-                        r_yes,
-                        r_no,
-                        params,
-                        g.decks,
-                        rows_buf,
-                        g.bufs,
-                        scratch,
-                        q,
-                        seed2,
-                        base,
-                        out,
-                    )
+                    out = g.rebuy_branches(q, reps, seed2, (gi << 16) + (dec_no << 8))
                     dec_no += 1
                     recs.append(
                         {
@@ -285,9 +251,6 @@ def rebuy_value_state(
                         }
                     )
             g.step()  # settle this round as the seats' own rules decide
-            if g.done:
-                break
-        del ph
         if progress is not None:
             progress(gi - first_game + 1, games)
     schema = {

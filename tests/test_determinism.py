@@ -3,6 +3,8 @@ thread count or chunk size; game i is the same game alone or in a batch."""
 
 from __future__ import annotations
 
+import pytest
+
 import sim
 from sim.loba.play import Game
 
@@ -69,3 +71,56 @@ def test_fork_at_rebuy_decision_plays_both_branches_on_common_random_numbers():
     # and replaying the 'yes' branch again gives the same game
     again = g.fork().settle_with({**others, q: True}).play()
     assert (again.winner, again.round, again.pot) == (yes.winner, yes.round, yes.pot)
+
+
+def _same_state(a: Game, b: Game) -> bool:
+    return all(
+        (getattr(a.st, f) == getattr(b.st, f)).all() for f in ("hands", "melds", "g", "s", "rng")
+    )
+
+
+def test_compiled_round_and_settle_drivers_equal_stepping_one_at_a_time():
+    """Game.play_round / play_to_settle run in compiled code; they stop where a Python loop of
+    step() calls stops, in the same state."""
+    a = Game("pagat", "greedy,random,hold", seed=5)
+    b = Game("pagat", "greedy,random,hold", seed=5)
+    from sim.loba.layout import PH_DEAL, PH_SETTLE, PH_TURN
+
+    for _ in range(4):
+        a.play_round()
+        if b.phase == PH_DEAL:
+            b.step()
+        while b.phase in (PH_TURN, PH_SETTLE):
+            b.step()
+        assert _same_state(a, b)
+    a.play_to_settle()
+    while not b.done and b.phase != PH_SETTLE:
+        b.step()
+    assert b.phase == PH_SETTLE and _same_state(a, b)
+
+
+def test_rebuy_branches_equal_forks_settled_and_played_from_python():
+    import numpy as np
+
+    from sim.loba.layout import S_PAID, S_WON
+    from sim.rng import seed_game
+
+    g = Game("pagat", "greedy,hold,greedy,random", seed=8)
+    while g.play_to_rebuy() and not g.rebuy_decisions():
+        g.step()
+    q = g.rebuy_decisions()[0]
+    before = g.fork()
+    out = g.rebuy_branches(q, 3, seed=77, base=1000)
+    assert _same_state(g, before)  # the game itself is untouched
+    for k in range(3):
+        for b, choice in enumerate((True, False)):
+            f = g.fork()
+            seed_game(f.st.rng, np.uint64(77), 1000 + k)
+            f.settle_with({q: choice}).play()
+            assert out[k, b] == f.st.s[q, S_WON] - f.st.s[q, S_PAID]
+            assert out[k, 2 + b] == (f.winner == q)
+    again = g.rebuy_branches(q, 3, seed=77, base=1000)
+    assert (again == out).all()
+    others = [s for s in range(4) if s not in g.rebuy_decisions()]
+    with pytest.raises(ValueError, match="no rebuy decision"):
+        g.rebuy_branches(others[0], 2, seed=1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import JOKER, card_str, parse_cards, position_card
+from ..jit import jit
 from ..rng import seed_game
 from ..rules import RuleSet, make_rules
 from .engine import copy_state, new_bufs, new_state, new_trace, play_game, start_game, step
@@ -19,6 +20,7 @@ from .layout import (
     G_DEALER,
     G_DECK_N,
     G_NMELDS,
+    G_NP,
     G_OUT,
     G_PHASE,
     G_PILE_N,
@@ -45,10 +47,64 @@ from .layout import (
     S_REBUYS,
     S_SCORE,
     S_STATUS,
+    S_WON,
     ST_ACTIVE,
 )
 
 TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game needs more
+
+
+# ---------------------------------------------------------------- compiled drivers
+# Calling the kernel from Python unboxes every seat's decision functions (a millisecond or
+# so), so the loops that step a game many times live here, compiled.
+
+ADV_SETTLE = 0  # until a round waits to be settled (PH_SETTLE), or the game is over
+ADV_ROUND = 1  # until the round under way (or the next one) is settled, or the game is over
+ADV_BUST = 2  # until a round waits to be settled with an active seat at or over ``elim``
+
+
+@jit
+def advance(st, R, d, p, x, r, params, decks, rows, bufs, tr, mode, elim):
+    """Step the game until the ``mode`` condition (ADV_*) holds; returns the phase."""
+    g = st.g
+    if mode == ADV_ROUND:
+        if g[G_PHASE] == PH_DEAL:
+            step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
+        while g[G_PHASE] == PH_TURN or g[G_PHASE] == PH_SETTLE:
+            step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
+        return g[G_PHASE]
+    while g[G_PHASE] != PH_DONE:
+        if g[G_PHASE] == PH_SETTLE:
+            if mode == ADV_SETTLE:
+                break
+            if g[G_OUT] >= 0:
+                for q in range(g[G_NP]):
+                    if st.s[q, S_STATUS] == ST_ACTIVE and st.s[q, S_SCORE] >= elim:
+                        return g[G_PHASE]
+        step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
+    return g[G_PHASE]
+
+
+@jit
+def play_branches(
+    st, R, d, p, x, r, r_yes, r_no, params, decks, rows, bufs, scratch, q, seed, base, out
+):
+    """For k in range(len(out)): fork ``st`` (waiting at PH_SETTLE) twice, reseed both copies
+    with the streams of game ``(seed, base + k)``, settle the round with rebuy tables ``r_yes``
+    / ``r_no``, and play both to the end with the seats' own rebuy rules ``r``. ``out[k]`` =
+    (net stakes of seat ``q`` if it rebought, if it declined, 1 if it won rebuying, 1 if it won
+    declining). Both copies of a pair draw the same random numbers (common random numbers)."""
+    for k in range(out.shape[0]):
+        for b in range(2):
+            copy_state(st, scratch)
+            seed_game(scratch.rng, seed, base + k)
+            if b == 0:
+                step(scratch, R, d, p, x, r_yes, params, decks, rows, bufs, None)
+            else:
+                step(scratch, R, d, p, x, r_no, params, decks, rows, bufs, None)
+            play_game(scratch, R, d, p, x, r, params, decks, rows, bufs, None)
+            out[k, b] = scratch.s[q, S_WON] - scratch.s[q, S_PAID]
+            out[k, 2 + b] = 1 if scratch.g[G_WINNER] == q else 0
 
 
 def full_deck(rules: RuleSet) -> list[int]:
@@ -160,12 +216,29 @@ class Game:
             self.step()
         return self.phase
 
+    def _advance(self, mode: int, elim: int = 0) -> int:
+        d, p, x, r, params = self.tables
+        return int(
+            advance(
+                self.st,
+                self.R,
+                d,
+                p,
+                x,
+                r,
+                params,
+                self.decks,
+                self.rounds_rows,
+                self.bufs,
+                self.tr,
+                mode,
+                elim,
+            )
+        )
+
     def play_round(self) -> None:
         """Play on until the current round (or the next one, if between rounds) is settled."""
-        if self.phase == PH_DEAL and not self.done:
-            self.step()
-        while self.phase in (PH_TURN, PH_SETTLE):
-            self.step()
+        self._advance(ADV_ROUND)
 
     def play(self) -> Game:
         """Play to the end of the game (compiled loop)."""
@@ -219,11 +292,49 @@ class Game:
 
     def play_to_settle(self) -> bool:
         """Play on until a round waits to be settled (True) or the game is over (False)."""
-        while not self.done:
-            if self.phase == PH_SETTLE:
-                return True
-            self.step()
-        return False
+        return self._advance(ADV_SETTLE) == PH_SETTLE
+
+    def play_to_rebuy(self) -> bool:
+        """Play on until a round waits to be settled with a player at or over the elimination
+        score, i.e. where rebuy decisions may be due (True; see :meth:`rebuy_decisions`), or
+        the game is over (False)."""
+        return self._advance(ADV_BUST, self.rules.elimination_score) == PH_SETTLE
+
+    def rebuy_branches(self, seat: int, reps: int, seed: int, base: int = 0) -> np.ndarray:
+        """At a rebuy decision of ``seat``: play the game on ``reps`` times from here with the
+        seat rebuying and ``reps`` times with it declining, in pairs that share their random
+        streams (those of games ``(seed, base + k)``); the other seats decide by their own
+        rules. Returns int64[reps, 4]: the seat's net stakes rebuying, declining, and whether
+        it won (1/0) rebuying, declining. The game itself is not changed."""
+        from ..policies.builtin import rebuy_always, rebuy_never
+
+        if seat not in self.rebuy_decisions():
+            raise ValueError(f"Seat {seat} has no rebuy decision to make here.")
+        d, p, x, r, params = self.tables
+        r_yes = tuple(rebuy_always if i == seat else r[i] for i in range(len(r)))
+        r_no = tuple(rebuy_never if i == seat else r[i] for i in range(len(r)))
+        out = np.zeros((int(reps), 4), dtype=np.int64)
+        rows = np.zeros((0, MAX_SEATS, RR_SIZE), dtype=np.int32)
+        play_branches(
+            self.st,
+            self.R,
+            d,
+            p,
+            x,
+            r,
+            r_yes,
+            r_no,
+            params,
+            self.decks,
+            rows,
+            new_bufs(self.R),
+            new_state(),
+            seat,
+            np.uint64(seed),
+            base,
+            out,
+        )
+        return out
 
     # ------------------------------------------------------------ views
     def trace_arrays(self):
