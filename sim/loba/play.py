@@ -190,24 +190,15 @@ class Game:
         self.first_dealer = int(self.st.g[G_DEALER])
 
     # ------------------------------------------------------------ stepping
+    def _args(self) -> tuple:
+        """The kernel's arguments for this game: state, rules, seat tables, decks, records."""
+        d, p, x, r, params = self.tables
+        rows = self.rounds_rows
+        return (self.st, self.R, d, p, x, r, params, self.decks, rows, self.bufs, self.tr)
+
     def step(self) -> int:
         """One deal or one turn; returns the new phase."""
-        d, p, x, r, params = self.tables
-        return int(
-            step(
-                self.st,
-                self.R,
-                d,
-                p,
-                x,
-                r,
-                params,
-                self.decks,
-                self.rounds_rows,
-                self.bufs,
-                self.tr,
-            )
-        )
+        return int(step(*self._args()))
 
     def turn(self) -> int:
         """One deal or one turn; a round that ends is also settled (rebuys, elimination)."""
@@ -217,24 +208,7 @@ class Game:
         return self.phase
 
     def _advance(self, mode: int, elim: int = 0) -> int:
-        d, p, x, r, params = self.tables
-        return int(
-            advance(
-                self.st,
-                self.R,
-                d,
-                p,
-                x,
-                r,
-                params,
-                self.decks,
-                self.rounds_rows,
-                self.bufs,
-                self.tr,
-                mode,
-                elim,
-            )
-        )
+        return int(advance(*self._args(), mode, elim))
 
     def play_round(self) -> None:
         """Play on until the current round (or the next one, if between rounds) is settled."""
@@ -242,10 +216,7 @@ class Game:
 
     def play(self) -> Game:
         """Play to the end of the game (compiled loop)."""
-        d, p, x, r, params = self.tables
-        play_game(
-            self.st, self.R, d, p, x, r, params, self.decks, self.rounds_rows, self.bufs, self.tr
-        )
+        play_game(*self._args())
         return self
 
     def fork(self) -> Game:
