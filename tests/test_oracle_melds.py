@@ -528,16 +528,23 @@ def test_a16_a17_has_window_equals_brute_force_on_every_suit():
 
 
 def test_suit_masks_match_suit_positions_and_counts():
+    from sim.loba.layout import HAND_W
+
     rng = random.Random("masks")
     for _ in range(500):
         h = np.zeros(53, dtype=np.int8)
         for _ in range(rng.randrange(0, 30)):
             h[rng.randrange(53)] += 1
+        h = np.minimum(h, 3).astype(np.int8)  # at most three packs
         got = moves.suit_masks(h)
         for s in range(4):
             assert got[s] == moves.suit_positions(h, s)
         dup = sum(1 << (r + 1) for r in range(13) if max(h[s * 13 + r] for s in range(4)) > 1)
         assert got[4] == dup
+        # a state's padded row takes the word-at-a-time path; same answer
+        row = np.zeros(HAND_W, dtype=np.int8)
+        row[:53] = h
+        assert moves.suit_masks(row) == got
 
 
 # --------------------------------------------------------------------------- literal cases

@@ -106,6 +106,7 @@ from .layout import (
     G_VOIDS,
     G_WINNER,
     GF,
+    HAND_W,
     JOKER,
     M_C0,
     M_HI,
@@ -201,7 +202,7 @@ TURN_VOID = 2
 def new_state():
     """A blank game state (all arrays zeroed)."""
     return State(
-        np.zeros((MAX_SEATS, N_IDS), dtype=np.int8),
+        np.zeros((MAX_SEATS, HAND_W), dtype=np.int8),
         np.zeros((MAX_MELDS, MF), dtype=np.int16),
         np.zeros(MAX_CARDS, dtype=np.int16),
         np.zeros(MAX_CARDS, dtype=np.int16),
@@ -679,7 +680,7 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
 def _decide(fn, st, R, seat, pub, params, acts, n, decision):
     fill_pub(st, R, seat, pub, decision)
     st.g[G_DECISIONS] += 1
-    return fn(st.hands[seat], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
+    return fn(st.hands[seat, :N_IDS], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
 
 
 @kernel(inline="always")
@@ -843,7 +844,7 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
                 pub[PUB_REBUY_SCORE] = target
                 g[G_DECISIONS] += 1
                 yes = rebuy_fns[q](
-                    st.hands[q], st.melds, st.pile, pub, params[q], st.rng[2:], acts, 2
+                    st.hands[q, :N_IDS], st.melds, st.pile, pub, params[q], st.rng[2:], acts, 2
                 )
             if yes == 1:
                 s[q, S_REBUYS] += 1
@@ -898,7 +899,7 @@ def new_bufs(R):
         np.zeros((MAX_ACTS, AF), dtype=np.int16),
         np.zeros((MAX_CARDS, AF), dtype=np.int16),
         pub,
-        np.zeros(N_IDS, dtype=np.int8),
+        np.zeros(HAND_W, dtype=np.int8),
         np.zeros((MAX_MELDS, MF), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
     )

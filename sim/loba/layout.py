@@ -12,6 +12,7 @@ from collections import namedtuple
 
 MAX_SEATS = 5
 N_IDS = 53  # 52 natural identities + the joker identity (sim.cards)
+HAND_W = 56  # a hand row: the 53 counts padded to whole 8-byte words (moves.suit_masks)
 JOKER = 52
 MAX_CARDS = 52 * 3 + 8  # largest deck the rule knobs allow
 MAX_MELDS = 64
@@ -192,7 +193,8 @@ EV_END = 13  # a=winner (-1 unfinished) b=rounds c=pot
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).
 
-hands int8[MAX_SEATS, 53] card counts; melds int16[MAX_MELDS, MF]; stock/pile int16[MAX_CARDS]
+hands int8[MAX_SEATS, HAND_W] card counts (identities 0..52, then zero padding); melds
+int16[MAX_MELDS, MF]; stock/pile int16[MAX_CARDS]
 card identities bottom..top (top = index n-1); g int64[GF]; s int64[MAX_SEATS, SF];
 rng uint64[4]: two random streams, ``rng[0:2]`` the game's (deals, first dealer, stock
 rebuilds) and ``rng[2:4]`` the policies' own, separate so that no policy

@@ -37,6 +37,7 @@ from .layout import (
     A_LO,
     A_N,
     A_TYPE,
+    HAND_W,
     JOKER,
     M_C0,
     M_HI,
@@ -96,10 +97,47 @@ def suit_positions(hand, s):
     return m | ((m & 2) << 13)
 
 
+_ONES_7F = np.uint64(0x7F7F7F7F7F7F7F7F)
+_ONES_7E = np.uint64(0x7E7E7E7E7E7E7E7E)
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_GATHER = np.uint64(0x0102040810204080)  # byte k's low bit -> bit 56 + k
+
+
+@kernel
+def _held_bits(hand):
+    """(bit i: identity i held, bit i: held twice or more) for a hand row of HAND_W counts,
+    eight counts at a time (counts are < 127, so adding 0x7F / 0x7E to a byte sets its top
+    bit exactly when it holds >= 1 / >= 2, with no carry into the next byte)."""
+    w = hand.view(np.uint64)
+    held = 0
+    two = 0
+    for k in range(HAND_W // 8):
+        x = w[k]
+        a = ((x + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
+        b = ((x + _ONES_7E) & _HIGH_BITS) >> np.uint64(7)
+        held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
+        two |= int((b * _GATHER) >> np.uint64(56)) << (8 * k)
+    return held, two
+
+
 @kernel
 def suit_masks(hand):
-    """One pass over the hand: :func:`suit_positions` of the four suits, and the ranks (bit r)
-    held twice or more in some suit."""
+    """:func:`suit_positions` of the four suits, and the ranks (bit r) held twice or more in
+    some suit. A state's hand row (HAND_W counts) is read a word at a time."""
+    if hand.shape[0] == HAND_W:
+        held, two = _held_bits(hand)
+        m0 = (held & 0x1FFF) << 1
+        m1 = ((held >> 13) & 0x1FFF) << 1
+        m2 = ((held >> 26) & 0x1FFF) << 1
+        m3 = ((held >> 39) & 0x1FFF) << 1
+        dup = ((two | (two >> 13) | (two >> 26) | (two >> 39)) & 0x1FFF) << 1
+        return (
+            m0 | ((m0 & 2) << 13),
+            m1 | ((m1 & 2) << 13),
+            m2 | ((m2 & 2) << 13),
+            m3 | ((m3 & 2) << 13),
+            dup,
+        )
     m0 = 0
     m1 = 0
     m2 = 0

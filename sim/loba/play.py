@@ -37,6 +37,7 @@ from .layout import (
     MAX_CARDS,
     MAX_SEATS,
     MELD_ESCALERA,
+    N_IDS,
     PH_DEAL,
     PH_DONE,
     PH_SETTLE,
@@ -353,7 +354,7 @@ class Game:
         return [card_str(c) for c in range(53) for _ in range(int(h[c]))]
 
     def hand_counts(self, seat: int) -> np.ndarray:
-        return self.st.hands[seat].copy()
+        return self.st.hands[seat, :N_IDS].copy()
 
     def hand_size(self, seat: int) -> int:
         return int(self.st.s[seat, S_HAND_N])
@@ -420,7 +421,7 @@ class Game:
         for x in self.pile():
             c[x] += 1
         for q in range(self.n):
-            c += self.st.hands[q].astype(np.int64)
+            c += self.st.hands[q, :N_IDS].astype(np.int64)
         for m in self.melds():
             for x in m["cards"]:
                 c[x] += 1
