@@ -903,3 +903,7 @@ def test_a16_a17_new_meld_two_naturals_further_apart_than_escalera_min(rules, ha
     assert oracle.judge(meld, rules).texts == {text}
     assert sim.check_meld(meld, rules) == (True, text)
     assert new_melds(hand, rules) == [row]
+
+
+def test_bit_index_of_every_single_bit():
+    assert [moves.bit_index(1 << i) for i in range(63)] == list(range(63))

@@ -183,11 +183,13 @@ from .layout import (
 )
 from .moves import (
     apply_play,
+    bit_index,
     consumes,
     gen_layoffs,
     gen_new_melds,
     hand_value,
     has_window,
+    held_bits,
     popcount,
     pos_card,
     suit_positions,
@@ -760,9 +762,12 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
     hn = s[seat, S_HAND_N]
     only_jokers = hand[JOKER] == hn
     n = 0
-    for cid in range(JOKER):  # branch-free: write every natural, keep those held
-        acts[n, 0] = cid
-        n += hand[cid] > 0
+    held = held_bits(hand)[0] & ((1 << JOKER) - 1)  # the naturals held, one bit each
+    while held:
+        low = held & -held
+        acts[n, 0] = bit_index(low)
+        n += 1
+        held ^= low
     if hand[JOKER] > 0 and (R[R_JOKER_DISCARD] != JOKER_DISCARD_LAST_ONLY or only_jokers):
         acts[n, 0] = JOKER
         n += 1

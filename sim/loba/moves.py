@@ -79,6 +79,18 @@ def popcount(x):
     return POP[v & 0xFFFF] + POP[(v >> 16) & 0xFFFF]
 
 
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_IDX = np.zeros(64, dtype=np.int8)
+for _i in range(64):
+    _DEBRUIJN_IDX[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
+
+
+@kernel
+def bit_index(low):
+    """Index of the single set bit of ``low`` (a power of two below 2**63)."""
+    return _DEBRUIJN_IDX[(np.uint64(low) * _DEBRUIJN) >> np.uint64(58)]
+
+
 @kernel
 def pos_card(p, s):
     """Identity of the natural at escalera position ``p`` (1..14) of suit ``s``."""
@@ -104,7 +116,7 @@ _GATHER = np.uint64(0x0102040810204080)  # byte k's low bit -> bit 56 + k
 
 
 @kernel
-def _held_bits(hand):
+def held_bits(hand):
     """(bit i: identity i held, bit i: held twice or more) for a hand row of HAND_W counts,
     eight counts at a time (counts are < 127, so adding 0x7F / 0x7E to a byte sets its top
     bit exactly when it holds >= 1 / >= 2, with no carry into the next byte)."""
@@ -125,7 +137,7 @@ def suit_masks(hand):
     """:func:`suit_positions` of the four suits, and the ranks (bit r) held twice or more in
     some suit. A state's hand row (HAND_W counts) is read a word at a time."""
     if hand.shape[0] == HAND_W:
-        held, two = _held_bits(hand)
+        held, two = held_bits(hand)
         m0 = (held & 0x1FFF) << 1
         m1 = ((held >> 13) & 0x1FFF) << 1
         m2 = ((held >> 26) & 0x1FFF) << 1
