@@ -115,7 +115,7 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 _GATHER = np.uint64(0x0102040810204080)  # byte k's low bit -> bit 56 + k
 
 
-@kernel
+@kernel(inline="always")
 def held_bits(hand):
     """(bit i: identity i held, bit i: held twice or more) for a hand row of HAND_W counts,
     eight counts at a time (counts are < 127, so adding 0x7F / 0x7E to a byte sets its top
@@ -132,7 +132,7 @@ def held_bits(hand):
     return held, two
 
 
-@kernel
+@kernel(inline="always")
 def suit_masks(hand):
     """:func:`suit_positions` of the four suits, and the ranks (bit r) held twice or more in
     some suit. A state's hand row (HAND_W counts) is read a word at a time."""
