@@ -4,6 +4,11 @@
 :func:`~sim.loba.engine.step` (one deal or one turn per call), so what it shows is exactly what
 the batch kernel does. Decks can be given literally (:func:`stack_deck`, :func:`deal_order`)
 so scenario tests read as data, not as lucky seeds.
+
+Cost from Python: :meth:`Game.step` takes a few hundred microseconds (the seats' decision
+functions travel as :class:`~sim.policies.api.Handle` objects); the loops that step many times
+(:meth:`Game.play_round`, :meth:`Game.play_to_rebuy`, :meth:`Game.play`,
+:meth:`Game.rebuy_branches`) run compiled, in one call.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import JOKER, card_str, parse_cards, position_card
-from ..jit import jit
+from ..jit import DISABLED, jit
 from ..rng import seed_game
 from ..rules import RuleSet, make_rules
 from .engine import copy_state, new_bufs, new_state, new_trace, play_game, start_game, step
@@ -171,6 +176,7 @@ class Game:
         self.rules.check_players(self.n)
         self.R = self.rules.to_array()
         self.tables = seat_tables(self.seats)
+        self._handles = None  # (tables, the same as Handle objects) for step()
         k = max(1, len(decks or []))
         self.decks = np.full((k, MAX_CARDS), -1, dtype=np.int16)
         for i, d in enumerate(decks or []):
@@ -191,15 +197,25 @@ class Game:
         self.first_dealer = int(self.st.g[G_DEALER])
 
     # ------------------------------------------------------------ stepping
-    def _args(self) -> tuple:
+    def _args(self, tables=None) -> tuple:
         """The kernel's arguments for this game: state, rules, seat tables, decks, records."""
-        d, p, x, r, params = self.tables
+        d, p, x, r, params = tables or self.tables
         rows = self.rounds_rows
         return (self.st, self.R, d, p, x, r, params, self.decks, rows, self.bufs, self.tr)
 
     def step(self) -> int:
         """One deal or one turn; returns the new phase."""
-        return int(step(*self._args()))
+        if DISABLED:
+            return int(step(*self._args()))
+        if self._handles is None or self._handles[0] is not self.tables:
+            from ..policies.api import handles
+
+            d, p, x, r, params = self.tables
+            self._handles = (
+                self.tables,
+                (handles(d), handles(p), handles(x), handles(r), params),
+            )
+        return int(step(*self._args(self._handles[1])))
 
     def turn(self) -> int:
         """One deal or one turn; a round that ends is also settled (rebuys, elimination)."""

@@ -87,6 +87,37 @@ def compiled(fn):
     return fn
 
 
+class Handle(types.WrapperAddressProtocol):
+    """A compiled decision function as a bare entry point, for kernel calls made often from
+    Python (:meth:`sim.loba.play.Game.step`).
+
+    Handing the kernel a tuple of dispatchers makes Numba type and unbox each of them on every
+    call (about a millisecond for a game's tables). A handle is typed from its signature and
+    carries its address, so the call costs microseconds. The kernel then calls the function
+    through its C wrapper instead of directly: same function, same results, a little slower
+    per decision, so batches keep passing the dispatchers themselves.
+    """
+
+    __slots__ = ("fn", "_addr")
+
+    def __init__(self, fn):
+        from numba.experimental.function_type import _get_wrapper_address
+
+        self.fn = compiled(fn)  # kept alive: the address points into its code
+        self._addr = _get_wrapper_address(self.fn, DECIDE_SIG)
+
+    def __wrapper_address__(self) -> int:
+        return self._addr
+
+    def signature(self):
+        return DECIDE_SIG
+
+
+def handles(table: tuple) -> tuple:
+    """A tuple of decision functions as :class:`Handle` objects."""
+    return tuple(f if isinstance(f, Handle) else Handle(f) for f in table)
+
+
 @dataclass(frozen=True)
 class Policy:
     """A playing policy: draw, play and discard decisions, plus named parameters.
