@@ -203,10 +203,10 @@ class Game:
         rows = self.rounds_rows
         return (self.st, self.R, d, p, x, r, params, self.decks, rows, self.bufs, self.tr)
 
-    def step(self) -> int:
-        """One deal or one turn; returns the new phase."""
+    def _quick(self) -> tuple:
+        """The kernel's arguments with the seats' tables as Handles (for short calls)."""
         if DISABLED:
-            return int(step(*self._args()))
+            return self._args()
         if self._handles is None or self._handles[0] is not self.tables:
             from ..policies.api import handles
 
@@ -215,7 +215,11 @@ class Game:
                 self.tables,
                 (handles(d), handles(p), handles(x), handles(r), params),
             )
-        return int(step(*self._args(self._handles[1])))
+        return self._args(self._handles[1])
+
+    def step(self) -> int:
+        """One deal or one turn; returns the new phase."""
+        return int(step(*self._quick()))
 
     def turn(self) -> int:
         """One deal or one turn; a round that ends is also settled (rebuys, elimination)."""
@@ -225,7 +229,7 @@ class Game:
         return self.phase
 
     def _advance(self, mode: int, elim: int = 0) -> int:
-        return int(advance(*self._args(), mode, elim))
+        return int(advance(*self._quick(), mode, elim))
 
     def play_round(self) -> None:
         """Play on until the current round (or the next one, if between rounds) is settled."""
