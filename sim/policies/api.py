@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from numba import types
+from numba.core.typing.typeof import typeof_impl
 
 from ..jit import DISABLED, jit
 
@@ -111,6 +112,14 @@ class Handle(types.WrapperAddressProtocol):
 
     def signature(self):
         return DECIDE_SIG
+
+
+_HANDLE_TYPE = types.FunctionType(DECIDE_SIG)
+
+
+@typeof_impl.register(Handle)
+def _typeof_handle(val, c):
+    return _HANDLE_TYPE  # built once: Numba would build a FunctionType per handle per call
 
 
 def handles(table: tuple) -> tuple:
