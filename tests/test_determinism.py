@@ -124,3 +124,23 @@ def test_rebuy_branches_equal_forks_settled_and_played_from_python():
     others = [s for s in range(4) if s not in g.rebuy_decisions()]
     with pytest.raises(ValueError, match="no rebuy decision"):
         g.rebuy_branches(others[0], 2, seed=1)
+
+
+@pytest.mark.parametrize("count", [1, 127, 128, 129, 1000, 8192])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_in_slices_covers_every_game_once(count, threads):
+    import threading
+
+    from sim.runner import in_slices
+
+    seen = []
+    lock = threading.Lock()
+
+    def record(lo, hi):
+        with lock:
+            seen.append((lo, hi))
+
+    in_slices(record, count, threads)
+    covered = sorted(i for lo, hi in seen for i in range(lo, hi))
+    assert covered == list(range(count))
+    assert all(hi > lo for lo, hi in seen)
