@@ -117,54 +117,37 @@ _GATHER = np.uint64(0x0102040810204080)  # byte k's low bit -> bit 56 + k
 
 @kernel(inline="always")
 def held_bits(hand):
-    """(bit i: identity i held, bit i: held twice or more) for a hand row of HAND_W counts,
-    eight counts at a time (counts are < 127, so adding 0x7F / 0x7E to a byte sets its top
-    bit exactly when it holds >= 1 / >= 2, with no carry into the next byte)."""
-    w = hand.view(np.uint64)
+    """(bit i: identity i held, bit i: held twice or more). A state's hand row (HAND_W counts)
+    is read eight counts at a time: counts are < 127, so adding 0x7F / 0x7E to a byte sets its
+    top bit exactly when it holds >= 1 / >= 2, with no carry into the next byte. Any other
+    hand is read one count at a time."""
     held = 0
     two = 0
-    for k in range(HAND_W // 8):
-        x = w[k]
-        a = ((x + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
-        b = ((x + _ONES_7E) & _HIGH_BITS) >> np.uint64(7)
-        held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
-        two |= int((b * _GATHER) >> np.uint64(56)) << (8 * k)
+    if hand.shape[0] == HAND_W:
+        w = hand.view(np.uint64)
+        for k in range(HAND_W // 8):
+            x = w[k]
+            a = ((x + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
+            b = ((x + _ONES_7E) & _HIGH_BITS) >> np.uint64(7)
+            held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
+            two |= int((b * _GATHER) >> np.uint64(56)) << (8 * k)
+    else:
+        for i in range(hand.shape[0]):
+            held |= int(hand[i] > 0) << i
+            two |= int(hand[i] > 1) << i
     return held, two
 
 
 @kernel(inline="always")
 def suit_masks(hand):
     """:func:`suit_positions` of the four suits, and the ranks (bit r) held twice or more in
-    some suit. A state's hand row (HAND_W counts) is read a word at a time."""
-    if hand.shape[0] == HAND_W:
-        held, two = held_bits(hand)
-        m0 = (held & 0x1FFF) << 1
-        m1 = ((held >> 13) & 0x1FFF) << 1
-        m2 = ((held >> 26) & 0x1FFF) << 1
-        m3 = ((held >> 39) & 0x1FFF) << 1
-        dup = ((two | (two >> 13) | (two >> 26) | (two >> 39)) & 0x1FFF) << 1
-        return (
-            m0 | ((m0 & 2) << 13),
-            m1 | ((m1 & 2) << 13),
-            m2 | ((m2 & 2) << 13),
-            m3 | ((m3 & 2) << 13),
-            dup,
-        )
-    m0 = 0
-    m1 = 0
-    m2 = 0
-    m3 = 0
-    dup = 0
-    for r in range(13):  # branch-free, like suit_positions
-        a = hand[r]
-        b = hand[13 + r]
-        c = hand[26 + r]
-        d = hand[39 + r]
-        m0 |= int(a > 0) << (r + 1)
-        m1 |= int(b > 0) << (r + 1)
-        m2 |= int(c > 0) << (r + 1)
-        m3 |= int(d > 0) << (r + 1)
-        dup |= int(a > 1 or b > 1 or c > 1 or d > 1) << (r + 1)
+    some suit, from :func:`held_bits`."""
+    held, two = held_bits(hand)
+    m0 = (held & 0x1FFF) << 1
+    m1 = ((held >> 13) & 0x1FFF) << 1
+    m2 = ((held >> 26) & 0x1FFF) << 1
+    m3 = ((held >> 39) & 0x1FFF) << 1
+    dup = ((two | (two >> 13) | (two >> 26) | (two >> 39)) & 0x1FFF) << 1
     return (
         m0 | ((m0 & 2) << 13),
         m1 | ((m1 & 2) << 13),

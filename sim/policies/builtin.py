@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import jit, kernel
+from ..loba.engine import copy_rows2
 from ..loba.layout import (
     A_HI,
     A_KEY,
@@ -159,9 +160,7 @@ def greedy_leaves(hand, melds, pub):
     h = hand.copy()
     ms = np.empty((MAX_MELDS, MF), dtype=np.int16)
     nm = pub[PUB_NMELDS]
-    for i in range(nm):  # a loop, not ms[:nm] = ...: slice assignment compiles slowly
-        for j in range(MF):
-            ms[i, j] = melds[i, j]
+    copy_rows2(melds, ms, nm)  # not ms[:nm] = ...: slice assignment compiles slowly
     R = np.empty(R_SIZE, dtype=np.int64)
     for i in range(R_SIZE):
         R[i] = pub[PUB_RULES + i]
