@@ -13,15 +13,17 @@ from pathlib import Path
 import click
 
 from sim.cards import CardError
+from sim.loba.rules import PRESETS
 from sim.policies import SeatError
 from sim.results import RunDirError
-from sim.rules import PRESETS, RuleError
+from sim.rules import RuleError
 
 USER_ERRORS = (RuleError, SeatError, CardError, RunDirError, ValueError, FileNotFoundError)
 
 
 def _rules(preset: str | None, sets: tuple[str, ...]):
-    from sim.rules import DEFAULT_PRESET, make_rules, parse_assignments
+    from sim.loba.rules import DEFAULT_PRESET
+    from sim.rules import make_rules, parse_assignments
 
     return make_rules(preset or DEFAULT_PRESET, **parse_assignments(sets))
 

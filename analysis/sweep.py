@@ -53,7 +53,8 @@ def parse_vary(items) -> list[tuple[str, list[str]]]:
 def sweep_cells(preset: str | None, sets: dict, vary) -> list[tuple[dict, object]]:
     """Every cell of the grid as (``{knob: value}``, RuleSet), validated (RuleError on a bad
     knob, value or combination, naming it)."""
-    from sim.rules import DEFAULT_PRESET, make_rules
+    from sim.loba.rules import DEFAULT_PRESET
+    from sim.rules import make_rules
 
     cells = []
     knobs = [k for k, _ in vary]

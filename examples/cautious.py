@@ -20,19 +20,16 @@ plug-in signature, so the kernel calls it directly, without Python in the loop.
 """
 
 from sim.cards import JOKER
-from sim.loba.layout import (
-    DRAW_STOCK,
-    PUB_RULES,
-)
+from sim.loba.layout import DRAW, PUB
+from sim.loba.rules import RULE
 from sim.policies.api import Policy, decision
 from sim.policies.builtin import best_discard, best_play, opponent_close
-from sim.rules import R_ACE_VALUE
 
 
 @decision
 def draw(hand, melds, pile, pub, params, rng, acts, n):
     for i in range(n):
-        if acts[i, 0] == DRAW_STOCK:
+        if acts[i, 0] == DRAW.STOCK:
             return i
     return 0
 
@@ -55,7 +52,7 @@ def discard(hand, melds, pile, pub, params, rng, acts, n):
             v = 0  # a joker may only be discarded when the hand is all jokers anyway
         else:
             r = c % 13 + 1
-            v = pub[PUB_RULES + R_ACE_VALUE] if r == 1 else min(r, 10)
+            v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
         if v > best_v:
             best_v = v
             best = i

@@ -28,7 +28,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from .rules import RULES_VERSION
+from .games import all_games
 from .runner import ChunkJob, Sink, chunk_failed, cpu_count, play_chunk, warm
 
 CONNECT_TIMEOUT = "20s"
@@ -41,9 +41,11 @@ class BackendError(ValueError):
 
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """Hash of every source file of ``sim`` and RULES_VERSION: equal means the same engine."""
+    """Hash of every source file of ``sim`` and every game's RULES_VERSION: equal means the
+    same engine."""
     root = Path(__file__).resolve().parent
-    h = hashlib.sha1(f"rules-version={RULES_VERSION}".encode())
+    versions = ",".join(f"{g.name}={g.rules.version}" for g in all_games())
+    h = hashlib.sha1(f"rules-version={versions}".encode())
     for f in sorted(root.rglob("*.py")):
         h.update(str(f.relative_to(root)).encode())
         h.update(f.read_bytes())

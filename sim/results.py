@@ -1,7 +1,7 @@
 """Kernel record arrays -> tidy polars frames -> Parquet run directories with a manifest.
 
-Column names of ``games``, ``seats`` and ``rounds`` are a contract (issue "The Loba engine");
-columns may be added, never renamed.
+Which tables a game has and their columns come from the game's declaration (its
+:class:`sim.game.GameSpec` ``tables``); column names are a contract: added, never renamed.
 """
 
 from __future__ import annotations
@@ -21,36 +21,9 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
-from .loba.layout import (
-    GR_BONUSES,
-    GR_DECISIONS,
-    GR_FIRST_DEALER,
-    GR_POT,
-    GR_RESHUFFLES,
-    GR_ROUNDS,
-    GR_TURNS,
-    GR_VOIDS,
-    GR_WINNER,
-    RR_BONUS,
-    RR_DEALER,
-    RR_OUT,
-    RR_PENALTY,
-    RR_RESHUFFLES,
-    RR_SCORE,
-    RR_STATUS,
-    RR_TURNS,
-    RR_VOID,
-    RS_LABELS,
-    SR_ELIM_ROUND,
-    SR_PAID,
-    SR_PLACE,
-    SR_REBUYS,
-    SR_SCORE,
-    SR_WON,
-)
-from .rules import RULES_VERSION, RuleSet
-
-STATUS_ENUM = pl.Enum(list(RS_LABELS))
+from .game import GameSpec
+from .games import get_game
+from .rules import RuleSet
 
 
 class RunDirError(ValueError):
@@ -77,76 +50,57 @@ def _versions() -> dict:
 
 @dataclass
 class Results:
-    """One run: the rule set, seating and seed, and its tables as polars DataFrames."""
+    """One run: the game, rule set, seating and seed, and its tables as polars DataFrames
+    (``res.games``, ``res.seats``, and the detail table if recorded, e.g. ``res.rounds``)."""
 
+    spec: GameSpec
     rules: RuleSet
     seat_labels: list[str]
     seed: int
     start: int
     n_games: int
-    games: pl.DataFrame
-    seats: pl.DataFrame
-    rounds: pl.DataFrame | None
+    frames: dict  # table name -> DataFrame (the detail table only if recorded)
     elapsed: float
     threads: int
     extra: dict = field(default_factory=dict)
 
     @classmethod
-    def from_arrays(cls, rules, seats, seed, start, games, seat_rows, round_rows, elapsed, threads):
-        """Frames from the kernel's record arrays; ``seats``: Seats or their labels."""
-        n = len(seats)
-        count = games.shape[0]
-        idx = np.arange(start, start + count, dtype=np.int64)
-        winner = games[:, GR_WINNER]
+    def from_arrays(cls, spec, rules, seats, seed, start, outs, elapsed, threads, detail=False):
+        """Frames from the kernel's record arrays (``outs`` in ``spec.tables`` order);
+        ``seats``: Seats or their labels; ``detail``: the detail table was recorded."""
         labels = [s if isinstance(s, str) else s.label for s in seats]
-        gdf = pl.DataFrame(
-            {
-                "game": idx,
-                "seed": np.full(count, seed, dtype=np.int64),
-                "rules_id": [rules.id] * count,
-                "n_players": np.full(count, n, dtype=np.int8),
-                "winner": pl.Series(winner, dtype=pl.Int8),
-                "rounds": games[:, GR_ROUNDS].astype(np.int32),
-                "turns": games[:, GR_TURNS].astype(np.int32),
-                "void_rounds": games[:, GR_VOIDS].astype(np.int32),
-                "pot": games[:, GR_POT],
-                "reshuffles": games[:, GR_RESHUFFLES].astype(np.int32),
-                "one_turn_bonuses": games[:, GR_BONUSES].astype(np.int32),
-                "first_dealer": games[:, GR_FIRST_DEALER].astype(np.int8),
-                "decisions": games[:, GR_DECISIONS],
-            }
-        ).with_columns(
-            pl.when(pl.col("winner") >= 0).then(pl.col("winner")).otherwise(None).alias("winner"),
-            pl.col("rules_id").cast(pl.Categorical),
-        )
-        s = seat_rows[:, :n, :]
-        elim = s[:, :, SR_ELIM_ROUND].reshape(-1)
-        paid = s[:, :, SR_PAID].reshape(-1)
-        won = s[:, :, SR_WON].reshape(-1)
-        sdf = pl.DataFrame(
-            {
-                "game": np.repeat(idx, n),
-                "seat": np.tile(np.arange(n, dtype=np.int8), count),
-                "policy": np.tile(np.array(labels, dtype=object), count).tolist(),
-                "final_score": s[:, :, SR_SCORE].reshape(-1).astype(np.int32),
-                "rebuys": s[:, :, SR_REBUYS].reshape(-1).astype(np.int16),
-                "eliminated_round": pl.Series(elim, dtype=pl.Int32),
-                "place": s[:, :, SR_PLACE].reshape(-1).astype(np.int8),
-                "paid": paid,
-                "won": won,
-                "net": won - paid,
-            }
-        ).with_columns(
-            pl.when(pl.col("eliminated_round") >= 0)
-            .then(pl.col("eliminated_round"))
-            .otherwise(None)
-            .alias("eliminated_round"),
-            pl.col("policy").cast(pl.Categorical),
-        )
-        rdf = None
-        if round_rows is not None:
-            rdf = rounds_frame(round_rows, games[:, GR_ROUNDS], idx, n)
-        return cls(rules, labels, seed, start, count, gdf, sdf, rdf, elapsed, threads)
+        count = outs[0].shape[0]
+        ctx = {
+            "idx": np.arange(start, start + count, dtype=np.int64),
+            "seed": seed,
+            "rules_id": rules.id,
+            "labels": labels,
+        }
+        games = spec.tables[0]
+        frames = {}
+        for t, rows in zip(spec.tables, outs, strict=True):
+            if t.detail:
+                if not detail:
+                    continue
+                n_detail = outs[0][:, games.kernel_index()[t.count_from]]
+                frames[t.name] = t.frame(rows, ctx, n_detail)
+            else:
+                frames[t.name] = t.frame(rows, ctx)
+        return cls(spec, rules, labels, seed, start, count, frames, elapsed, threads)
+
+    def __getattr__(self, name: str):
+        frames = self.__dict__.get("frames")
+        if frames is not None:
+            if name in frames:
+                return frames[name]
+            if name in self.__dict__["spec"].table:
+                return None  # a detail table that was not recorded
+        raise AttributeError(name)
+
+    @property
+    def detail_recorded(self) -> bool:
+        d = self.spec.detail
+        return d is not None and d.name in self.frames
 
     # ------------------------------------------------------------------ summary
     @property
@@ -156,12 +110,13 @@ class Results:
     def manifest(self) -> dict:
         return {
             **base_manifest(
+                self.spec,
                 self.rules,
                 self.seat_labels,
                 self.seed,
                 self.start,
                 self.n_games,
-                self.rounds is not None,
+                self.detail_recorded,
             ),
             "elapsed_seconds": round(self.elapsed, 6),
             "threads": self.threads,
@@ -170,7 +125,7 @@ class Results:
 
     def parts(self) -> dict[str, bytes]:
         """The tables as Parquet file contents, keyed by table name."""
-        return encode_tables(self.games, self.seats, self.rounds)
+        return encode_tables(self.frames)
 
     def write(self, out_dir, overwrite: bool = False) -> Path:
         """Write a run directory (refuses a non-empty one unless ``overwrite``).
@@ -189,56 +144,30 @@ class Results:
         return run.path
 
     def aggregates(self) -> dict:
-        return aggregate(self.games.lazy(), self.seats.lazy(), len(self.seat_labels))
+        lazy = {k: v.lazy() for k, v in self.frames.items()}
+        return aggregate(self.spec, lazy, len(self.seat_labels))
 
     def summary(self) -> dict:
         """Headline figures of the run (win shares with 95% Wilson intervals)."""
-        return summarize(self.aggregates(), self.seat_labels, self.elapsed)
-
-
-def rounds_frame(round_rows, n_rounds, idx, n) -> pl.DataFrame:
-    """Per-round, per-seat rows of every game (only rounds that were played)."""
-    cap = round_rows.shape[1]
-    nr = np.minimum(n_rounds, cap)
-    mask = np.arange(cap)[None, :] < nr[:, None]  # (count, cap)
-    gi, ri = np.nonzero(mask)
-    block = round_rows[gi, ri, :n, :]  # (rows, n, RR)
-    rows = block.shape[0]
-    flat = block.reshape(rows * n, -1)
-    status = np.array(RS_LABELS, dtype=object)[flat[:, RR_STATUS]]
-    return pl.DataFrame(
-        {
-            "game": np.repeat(idx[gi], n),
-            "round": np.repeat(ri + 1, n).astype(np.int32),
-            "seat": np.tile(np.arange(n, dtype=np.int8), rows),
-            "dealer": flat[:, RR_DEALER].astype(np.int8),
-            "went_out": flat[:, RR_OUT].astype(bool),
-            "one_turn_bonus": flat[:, RR_BONUS].astype(bool),
-            "penalty": flat[:, RR_PENALTY].astype(np.int32),
-            "score_after": flat[:, RR_SCORE].astype(np.int32),
-            "status": pl.Series(status.tolist(), dtype=STATUS_ENUM),
-            "turns": flat[:, RR_TURNS].astype(np.int32),
-            "reshuffles": flat[:, RR_RESHUFFLES].astype(np.int32),
-            "void": flat[:, RR_VOID].astype(bool),
-        }
-    )
+        return summarize(self.spec, self.aggregates(), self.seat_labels, self.elapsed)
 
 
 # ---------------------------------------------------------------------------- manifests, parts
 FORMAT = "loba-run/2"  # manifest.json of a run directory whose tables are folders of parts
-TABLES = ("games", "seats", "rounds")
 PARTIAL = ".partial"  # temporary files; outside the table folders, which readers list whole
 LOCK = ".loba.lock"
 MANIFEST = "manifest.json"
 
 
-def base_manifest(rules, seat_labels, seed, first_game, games, record_rounds) -> dict:
-    """The provenance every run directory carries (rules, seating, seed, counts, versions)."""
+def base_manifest(spec, rules, seat_labels, seed, first_game, games, record_detail) -> dict:
+    """The provenance every run directory carries (game, rules, seating, seed, counts,
+    versions). ``rounds_recorded``: the game's detail table (rounds, hands) was written."""
     return {
         "format": FORMAT,
+        "game": spec.name,
         "complete": False,
         "rules_id": rules.id,
-        "rules_version": RULES_VERSION,
+        "rules_version": rules.version,
         "rules": {k: v for k, v in rules.values},
         "preset": rules.preset,
         "seats": list(seat_labels),
@@ -246,21 +175,34 @@ def base_manifest(rules, seat_labels, seed, first_game, games, record_rounds) ->
         "seed": int(seed),
         "first_game": int(first_game),
         "games": int(games),
-        "rounds_recorded": bool(record_rounds),
+        "rounds_recorded": bool(record_detail),
         "versions": _versions(),
-        "tables": ["games", "seats"] + (["rounds"] if record_rounds else []),
+        "tables": [t.name for t in spec.tables if record_detail or not t.detail],
     }
 
 
-def encode_tables(games, seats, rounds) -> dict[str, bytes]:
+def encode_tables(frames: dict) -> dict[str, bytes]:
     """Parquet bytes of each table (the same bytes whichever process or backend encodes them)."""
     out = {}
-    for name, df in (("games", games), ("seats", seats), ("rounds", rounds)):
-        if df is not None:
-            buf = io.BytesIO()
-            df.write_parquet(buf)
-            out[name] = buf.getvalue()
+    for name, df in frames.items():
+        buf = io.BytesIO()
+        df.write_parquet(buf)
+        out[name] = buf.getvalue()
     return out
+
+
+def _old_tables(out: Path) -> list[str]:
+    """Tables a previous run in ``out`` listed (to replace them on --overwrite)."""
+    try:
+        tabs = json.loads((out / MANIFEST).read_text()).get("tables", [])
+        return [str(x) for x in tabs if isinstance(x, str) and "/" not in x and ".." not in x]
+    except Exception:
+        return []
+
+
+def manifest_game(man: dict) -> GameSpec:
+    """The game of a manifest (written before Moon existed: no ``game`` key, so Loba)."""
+    return get_game(man.get("game"))
 
 
 def part_name(k: int, n_chunks: int) -> str:
@@ -309,6 +251,7 @@ class RunDir:
     def __init__(self, path: Path, manifest: dict, done: set[int]):
         self.path = path
         self.manifest = manifest
+        self.spec = manifest_game(manifest)
         self.done = done
         self._lock_fd: int | None = None
         self._elapsed0 = float(manifest.get("elapsed_seconds", 0.0))
@@ -328,7 +271,7 @@ class RunDir:
         run = cls(out, dict(manifest), set())
         run._lock()
         # --overwrite: remove the previous run's tables (parts of two runs must never mix)
-        for name in (*TABLES, PARTIAL):
+        for name in (*_old_tables(out), *manifest["tables"], PARTIAL):
             p = out / (name if name == PARTIAL else f"{name}.parquet")
             if p.is_dir():
                 shutil.rmtree(p)
@@ -400,10 +343,11 @@ class RunDir:
             raise RunDirError(
                 f"Run '{run.path}' is already complete ({man['games']} games); nothing to resume."
             )
-        if man["rules_version"] != RULES_VERSION:
+        version = run.spec.rules.version
+        if man["rules_version"] != version:
             raise RunDirError(
                 f"Run '{run.path}' was started with RULES_VERSION {man['rules_version']}, but"
-                f" this loba has {RULES_VERSION}; finish it with the version that started it."
+                f" this loba has {version}; finish it with the version that started it."
             )
         run._lock()
         tmp = run.path / PARTIAL
@@ -437,7 +381,7 @@ class RunDir:
 
     def discard(self) -> None:
         """Remove this run's own files (a run that never got a chunk) and release it."""
-        for name in (*TABLES, PARTIAL):
+        for name in (*self.manifest.get("tables", ()), PARTIAL):
             p = self.path / (name if name == PARTIAL else f"{name}.parquet")
             if p.is_dir():
                 shutil.rmtree(p)
@@ -472,7 +416,8 @@ class RunDir:
     def part_ok(self, k: int) -> bool:
         """Every table's part of chunk ``k`` exists, is readable Parquet and has its rows."""
         count = self.chunk_games(k)[1]
-        rows = {"games": count, "seats": count * self.manifest["n_players"], "rounds": None}
+        per = {"game": count, "seat": count * self.manifest["n_players"], "detail": None}
+        rows = {t.name: per[t.level] for t in self.spec.tables}
         for t in self.manifest["tables"]:
             try:
                 md = pq.read_metadata(self.part_path(t, k))
@@ -531,60 +476,60 @@ class RunDir:
         return pl.scan_parquet(self.path / f"{table}.parquet" / "*.parquet")
 
     def aggregates(self) -> dict:
+        n = self.manifest["n_players"]
         if not self.done:
-            return aggregate(None, None, self.manifest["n_players"])
-        return aggregate(self.scan("games"), self.scan("seats"), self.manifest["n_players"])
+            return aggregate(self.spec, None, n)
+        return aggregate(self.spec, {t.name: self.scan(t.name) for t in self.spec.main_tables}, n)
 
     def summary(self) -> dict:
         """Headline figures computed from the parts on disk (streaming, bounded memory)."""
         return summarize(
-            self.aggregates(), self.manifest["seats"], self.manifest.get("elapsed_seconds", 0.0)
+            self.spec,
+            self.aggregates(),
+            self.manifest["seats"],
+            self.manifest.get("elapsed_seconds", 0.0),
         )
 
 
 # ---------------------------------------------------------------------------- summary
-AGG_KEYS = ("n", "finished", "rounds", "voids", "turns", "pot", "bonuses", "rebuys")
-
-
-def aggregate(games: pl.LazyFrame | None, seats: pl.LazyFrame | None, n_seats: int) -> dict:
+def aggregate(spec: GameSpec, tables: dict | None, n_seats: int) -> dict:
     """Additive totals behind the summary (sums and counts), so chunks can be combined.
 
-    One streaming pass over a few columns of ``games`` and one over ``seats.rebuys``.
+    ``tables``: name -> LazyFrame of the game's main tables (None: an empty run). One streaming
+    pass per table over the few columns the game's :class:`sim.game.Summary` sums.
     """
-    if games is None:
-        return {**dict.fromkeys(AGG_KEYS, 0), "wins": [0] * n_seats}
+    sums = spec.summary.sums
+    if tables is None:
+        return {"n": 0, "finished": 0, **dict.fromkeys(sums, 0), "wins": [0] * n_seats}
     i64 = pl.Int64
-    g = games.select(
-        pl.len().cast(i64).alias("n"),
-        pl.col("winner").is_not_null().sum().cast(i64).alias("finished"),
-        pl.col("rounds").cast(i64).sum().alias("rounds"),
-        pl.col("void_rounds").cast(i64).sum().alias("voids"),
-        pl.col("turns").cast(i64).sum().alias("turns"),
-        pl.col("pot").cast(i64).sum().alias("pot"),
-        pl.col("one_turn_bonuses").cast(i64).sum().alias("bonuses"),
-        *[(pl.col("winner") == q).sum().cast(i64).alias(f"w{q}") for q in range(n_seats)],
-    ).collect(engine="streaming")
-    r = seats.select(pl.col("rebuys").cast(i64).sum()).collect(engine="streaming")
-    row = g.row(0, named=True)
-    out = {k: int(row[k] or 0) for k in AGG_KEYS if k != "rebuys"}
-    out["rebuys"] = int(r.item() or 0)
-    out["wins"] = [int(row[f"w{q}"] or 0) for q in range(n_seats)]
+    out: dict = {}
+    for name in {tab for tab, _ in sums.values()} | {"games"}:
+        cols = [pl.col(c).cast(i64).sum().alias(k) for k, (tab, c) in sums.items() if tab == name]
+        if name == "games":
+            cols += [
+                pl.len().cast(i64).alias("n"),
+                pl.col("winner").is_not_null().sum().cast(i64).alias("finished"),
+                *[(pl.col("winner") == q).sum().cast(i64).alias(f"w{q}") for q in range(n_seats)],
+            ]
+        row = tables[name].select(cols).collect(engine="streaming").row(0, named=True)
+        out.update({k: int(v or 0) for k, v in row.items()})
+    out["wins"] = [out.pop(f"w{q}") for q in range(n_seats)]
     return out
 
 
 def add_aggregates(a: dict, b: dict) -> dict:
-    out = {k: a[k] + b[k] for k in AGG_KEYS}
+    out = {k: a[k] + b[k] for k in a if k != "wins"}
     out["wins"] = [x + y for x, y in zip(a["wins"], b["wins"], strict=True)]
     return out
 
 
-def summarize(agg: dict, seat_labels, elapsed: float) -> dict:
-    """The summary dict of a run from its :func:`aggregate` totals."""
+def summarize(spec: GameSpec, agg: dict, seat_labels, elapsed: float) -> dict:
+    """The summary dict of a run from its :func:`aggregate` totals: games, unfinished, time,
+    the game's own headline figures, and every seat's win share with a 95% Wilson interval."""
     from .stats import wilson
 
     n = agg["n"]
     finished = agg["finished"]
-    played_rounds = agg["rounds"] - agg["voids"]
     seats = []
     for q, label in enumerate(seat_labels):
         k = agg["wins"][q]
@@ -604,11 +549,6 @@ def summarize(agg: dict, seat_labels, elapsed: float) -> dict:
         "unfinished": n - finished,
         "elapsed_seconds": elapsed,
         "games_per_second": n / elapsed if elapsed > 0 else float("inf"),
-        "mean_rounds": agg["rounds"] / n if n else 0.0,
-        "mean_turns": agg["turns"] / n if n else 0.0,
-        "rebuys_per_game": agg["rebuys"] / n if n else 0.0,
-        "one_turn_bonus_rate": agg["bonuses"] / played_rounds if played_rounds else 0.0,
-        "void_rounds": agg["voids"],
-        "mean_pot": agg["pot"] / n if n else 0.0,
+        **spec.summary.figures(agg, n),
         "seats": seats,
     }

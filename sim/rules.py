@@ -1,245 +1,126 @@
-"""Rule sets for Loba de Menos (RULES.md part A): knobs, presets, validation, canonical ids.
+"""Rule sets of any game: knobs, presets, validation, canonical ids (game-independent).
 
-A :class:`RuleSet` is one frozen, validated record. It is built only through :func:`make_rules`
-(or :meth:`RuleSet.from_id`), which checks every value and every cross-field invariant and
-refuses anything else with one sentence naming the knob and the reason (:class:`RuleError`).
-Its canonical id (``pagat``, ``pagat(elimination_score=151)``) names the preset and the knobs
-that differ from it, and goes into every output. :data:`RULES_VERSION` is bumped whenever the
-engine's behaviour under some rule set changes (never for refactors).
+A game declares its rules once, as a :class:`RulesSpec` (its knobs, presets, version, player
+counts and cross-field checks; Loba's is :data:`sim.loba.rules.SPEC`). A :class:`RuleSet` is one
+frozen, validated record of one game, built only through :meth:`RulesSpec.make` (or
+:func:`make_rules` / :func:`parse_rules_id`, which find the game in :mod:`sim.games`); every
+value and cross-field invariant is checked, and anything else is refused with one sentence
+naming the knob and the reason (:class:`RuleError`).
+
+Canonical id: ``GAME:PRESET(knob=value,...)`` with the knobs that differ from the preset, e.g.
+``loba:pagat(elimination_score=151)`` or ``moon:gamerules``. Input may leave out ``GAME:``
+(the game then comes from the context, Loba by default), which is also how run directories
+written before Moon existed name their rules.
 
 The kernel sees a rule set as an ``int64`` array (:meth:`RuleSet.to_array`) indexed by the
-``R_*`` constants below, which Numba folds into the compiled code as literals.
+spec's :attr:`RulesSpec.index`, a NamedTuple with one upper-case field per knob (an optional
+knob also gets ``HAS_<NAME>``) and ``SIZE``; Numba folds its fields into compiled code as
+constants. The array is built from each knob's kind, so adding a knob is one line in the spec.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
-
-RULES_VERSION = 2
 
 
 class RuleError(ValueError):
     """A rule name, value or combination that cannot be played. The message is one sentence."""
 
 
+KINDS = ("int", "bool", "choice", "optional")
+
+
 @dataclass(frozen=True)
 class Knob:
+    """One house-rule knob: its name, default, rule id, meaning and allowed values.
+
+    ``kind``: ``int`` (``lo``..``hi``), ``bool``, ``choice`` (one of ``choices``) or
+    ``optional`` (an int in ``lo``..``hi``, or None written ``none``).
+    """
+
     name: str
     default: Any
-    rule: str  # rule id in RULES.md
+    rule: str  # rule id in the rules document, e.g. "A29"
     meaning: str
-    choices: tuple | None = None  # for enumerated knobs
-    lo: int | None = None  # for integer knobs
+    choices: tuple | None = None
+    lo: int | None = None
     hi: int | None = None
-    kind: str = "int"  # int | bool | choice | floor
+    kind: str = "int"
 
-
-KNOBS: tuple[Knob, ...] = (
-    Knob("decks", 2, "A2", "standard 52-card packs shuffled together", lo=1, hi=3),
-    Knob("jokers", 4, "A2", "jokers added to the packs", lo=0, hi=8),
-    Knob("ace_value", 10, "A3", "penalty points of an ace left in hand", lo=0, hi=100),
-    Knob("joker_value", 10, "A3", "penalty points of a joker left in hand", lo=0, hi=100),
-    Knob("stake", 1, "A4", "stake each player pays into the pot before the game", lo=0, hi=10**6),
-    Knob("hand_size", 9, "A6", "cards dealt to each active player", lo=1, hi=30),
-    Knob(
-        "discard_take",
-        "meld_or_layoff",
-        "A11",
-        "when the top discard may be taken: it must reach the table this turn",
-        choices=("meld_or_layoff", "new_meld_only"),
-        kind="choice",
-    ),
-    Knob(
-        "reshuffle_keep_top",
-        True,
-        "A13",
-        "rebuilding the stock keeps the top discard face up",
-        kind="bool",
-    ),
-    Knob(
-        "max_turns_per_round",
-        1000,
-        "A14",
-        "a round whose this-many-th turn ends with nobody out is void",
-        lo=1,
-        hi=100000,
-    ),
-    Knob(
-        "max_rounds_per_game",
-        200,
-        "A14b",
-        "simulation cap: a game this long ends unfinished, the pot returned",
-        lo=1,
-        hi=10000,
-    ),
-    Knob(
-        "pierna_suits",
-        "exactly_three",
-        "A15",
-        "suits a pierna (set) may use",
-        choices=("exactly_three", "not_all_four"),
-        kind="choice",
-    ),
-    Knob("escalera_min", 3, "A16", "fewest cards in an escalera (run)", lo=3, hi=13),
-    Knob("jokers_per_escalera", 1, "A17", "most jokers in one escalera", lo=0, hi=4),
-    Knob(
-        "layoff_requires_own_meld",
-        True,
-        "A20",
-        "laying off needs a meld of one's own put down this round",
-        kind="bool",
-    ),
-    Knob(
-        "joker_end_move",
-        True,
-        "A22",
-        "an end joker jumps to the other end when its natural card is laid off",
-        kind="bool",
-    ),
-    Knob(
-        "joker_discard",
-        "last_only",
-        "A24",
-        "when a joker may be discarded",
-        choices=("last_only", "allowed"),
-        kind="choice",
-    ),
-    Knob(
-        "go_out_needs_discard",
-        False,
-        "A26",
-        "going out needs a final discard (plays may not empty the hand)",
-        kind="bool",
-    ),
-    Knob(
-        "one_turn_bonus",
-        10,
-        "A28",
-        "points taken off for going out with nothing put down before that turn",
-        lo=0,
-        hi=1000,
-    ),
-    Knob(
-        "score_floor",
-        None,
-        "A28",
-        "lowest cumulative score (none = negative totals allowed)",
-        kind="floor",
-        lo=-1000,
-        hi=1000,
-    ),
-    Knob(
-        "elimination_score",
-        101,
-        "A29",
-        "a cumulative score at or above this puts a player over",
-        lo=1,
-        hi=100000,
-    ),
-    Knob("max_rebuys", 2, "A30", "rebuys (reenganches) allowed per player per game", lo=0, hi=100),
-    Knob("rebuy_cost", 1, "A30", "what a rebuy pays into the pot", lo=0, hi=10**6),
-    Knob(
-        "rebuy_with_one_survivor",
-        False,
-        "A31",
-        "rebuys are allowed when only one player is not over",
-        kind="bool",
-    ),
-)
-KNOB = {k.name: k for k in KNOBS}
-DEFAULTS: dict[str, Any] = {k.name: k.default for k in KNOBS}
-
-PRESETS: dict[str, dict[str, Any]] = {
-    "pagat": {},
-    "classic": {"pierna_suits": "not_all_four", "joker_discard": "allowed"},
-    "rami": {
-        "escalera_min": 4,
-        "jokers_per_escalera": 2,
-        "elimination_score": 100,
-        "discard_take": "new_meld_only",
-    },
-}
-DEFAULT_PRESET = "pagat"
-
-# --- kernel layout: index of each knob in RuleSet.to_array() (enumerations as small ints) ---
-R_DECKS = 0
-R_JOKERS = 1
-R_ACE_VALUE = 2
-R_JOKER_VALUE = 3
-R_STAKE = 4
-R_HAND_SIZE = 5
-R_DISCARD_TAKE = 6  # 0 meld_or_layoff, 1 new_meld_only
-R_RESHUFFLE_KEEP_TOP = 7
-R_MAX_TURNS = 8
-R_MAX_ROUNDS = 9
-R_PIERNA_SUITS = 10  # 0 exactly_three, 1 not_all_four
-R_ESCALERA_MIN = 11
-R_JOKERS_PER_ESC = 12
-R_LAYOFF_OWN_MELD = 13
-R_JOKER_END_MOVE = 14
-R_JOKER_DISCARD = 15  # 0 last_only, 1 allowed
-R_GO_OUT_DISCARD = 16
-R_ONE_TURN_BONUS = 17
-R_HAS_FLOOR = 18
-R_SCORE_FLOOR = 19
-R_ELIM = 20
-R_MAX_REBUYS = 21
-R_REBUY_COST = 22
-R_REBUY_ONE_SURVIVOR = 23
-R_SIZE = 24
-
-TAKE_MELD_OR_LAYOFF, TAKE_NEW_MELD_ONLY = 0, 1
-PIERNA_EXACTLY_THREE, PIERNA_NOT_ALL_FOUR = 0, 1
-JOKER_DISCARD_LAST_ONLY, JOKER_DISCARD_ALLOWED = 0, 1
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
-
-
-def _coerce(knob: Knob, value: Any) -> Any:
-    """Turn a CLI string or Python value into the knob's type, or raise RuleError."""
-    name = knob.name
-    if knob.kind == "bool":
+    def coerce(self, value: Any) -> Any:
+        """A CLI string or Python value as this knob's type, or RuleError."""
+        name = self.name
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, int | np.integer) and value in (0, 1):
+                return bool(value)
+            s = str(value).strip().lower()
+            if s in ("true", "yes", "1", "on"):
+                return True
+            if s in ("false", "no", "0", "off"):
+                return False
+            raise RuleError(f"Rule '{name}' takes true or false, not '{value}'.")
+        if self.kind == "choice":
+            s = str(value).strip().lower()
+            if s not in self.choices:
+                raise RuleError(
+                    f"Rule '{name}' takes one of {', '.join(self.choices)}, not '{value}'."
+                )
+            return s
+        if self.kind == "optional" and (
+            value is None or str(value).strip().lower() in ("none", "")
+        ):
+            return None
         if isinstance(value, bool):
-            return value
-        if isinstance(value, int | np.integer) and value in (0, 1):
-            return bool(value)
-        s = str(value).strip().lower()
-        if s in ("true", "yes", "1", "on"):
-            return True
-        if s in ("false", "no", "0", "off"):
-            return False
-        raise RuleError(f"Rule '{name}' takes true or false, not '{value}'.")
-    if knob.kind == "choice":
-        s = str(value).strip().lower()
-        if s not in knob.choices:
-            raise RuleError(f"Rule '{name}' takes one of {', '.join(knob.choices)}, not '{value}'.")
-        return s
-    if knob.kind == "floor" and (value is None or str(value).strip().lower() in ("none", "")):
-        return None
-    if isinstance(value, bool):
-        raise RuleError(f"Rule '{name}' takes a whole number, not '{value}'.")
-    try:
-        if isinstance(value, str):
-            v = int(value.strip(), 10)
-        elif isinstance(value, int | np.integer):
-            v = int(value)
-        elif isinstance(value, float) and value.is_integer():
-            v = int(value)
-        else:
-            raise ValueError
-    except ValueError:
-        extra = " or none" if knob.kind == "floor" else ""
-        raise RuleError(f"Rule '{name}' takes a whole number{extra}, not '{value}'.") from None
-    if (knob.lo is not None and v < knob.lo) or (knob.hi is not None and v > knob.hi):
-        raise RuleError(f"Rule '{name}' must be between {knob.lo} and {knob.hi}, not {v}.")
-    return v
+            raise RuleError(f"Rule '{name}' takes a whole number, not '{value}'.")
+        try:
+            if isinstance(value, str):
+                v = int(value.strip(), 10)
+            elif isinstance(value, int | np.integer):
+                v = int(value)
+            elif isinstance(value, float) and value.is_integer():
+                v = int(value)
+            else:
+                raise ValueError
+        except ValueError:
+            extra = " or none" if self.kind == "optional" else ""
+            raise RuleError(f"Rule '{name}' takes a whole number{extra}, not '{value}'.") from None
+        if (self.lo is not None and v < self.lo) or (self.hi is not None and v > self.hi):
+            raise RuleError(f"Rule '{name}' must be between {self.lo} and {self.hi}, not {v}.")
+        return v
+
+    def slots(self) -> list[str]:
+        """Field names of this knob in the rule array (optional knobs: a flag and a value)."""
+        up = self.name.upper()
+        return [f"HAS_{up}", up] if self.kind == "optional" else [up]
+
+    def encode(self, value: Any) -> list[int]:
+        """This knob's value as rule-array entries (see :meth:`slots`)."""
+        if self.kind == "optional":
+            return [0, 0] if value is None else [1, int(value)]
+        if self.kind == "choice":
+            return [self.choices.index(value)]
+        return [int(value)]
+
+    def alternatives(self) -> str:
+        """Allowed values in words, for ``loba rules`` and the docs."""
+        if self.kind == "bool":
+            return "true | false"
+        if self.kind == "choice":
+            return " | ".join(self.choices)
+        rng = f"{self.lo}..{self.hi}"
+        return f"none | {rng}" if self.kind == "optional" else rng
 
 
-def _fmt(value: Any) -> str:
+def fmt_value(value: Any) -> str:
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -247,12 +128,94 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def make_enum(typename: str, names, widths: dict[str, int] | None = None):
+    """A NamedTuple instance of consecutive offsets, plus ``SIZE`` (the total width).
+
+    ``widths`` gives fields that span several slots (``HAND_N`` per seat); the size is derived
+    from the parts, so adding a field can never overrun an array sized ``SIZE``.
+    """
+    names = list(names)
+    widths = widths or {}
+    offs, at = [], 0
+    for n in names:
+        offs.append(at)
+        at += widths.get(n, 1)
+    return namedtuple(typename, [*names, "SIZE"])(*offs, at)
+
+
+@dataclass(frozen=True)
+class RulesSpec:
+    """A game's rules: knobs, presets, version, player counts, cross-field checks."""
+
+    game: str
+    knobs: tuple[Knob, ...]
+    presets: dict[str, dict[str, Any]]
+    default_preset: str
+    version: int  # RULES_VERSION: bumped whenever play under some rule set changes
+    min_players: int
+    max_players: int
+    check: Callable[[dict], None] | None = None  # cross-field invariants of the values
+    check_table: Callable[[RuleSet, int], None] | None = None  # invariants with the players
+    title: str = ""
+
+    @cached_property
+    def knob(self) -> dict[str, Knob]:
+        return {k.name: k for k in self.knobs}
+
+    @cached_property
+    def defaults(self) -> dict[str, Any]:
+        return {k.name: k.default for k in self.knobs}
+
+    @cached_property
+    def index(self):
+        """The rule array's layout: a NamedTuple of offsets, one field per slot, and SIZE."""
+        return make_enum("R", [s for k in self.knobs for s in k.slots()])
+
+    def make(self, preset: str | None = None, **overrides: Any) -> RuleSet:
+        """Build and validate a rule set: a preset plus knob overrides (values may be strings)."""
+        p = str(self.default_preset if preset is None else preset).strip().lower()
+        if p not in self.presets:
+            raise RuleError(
+                f"Unknown {self.title or self.game} preset '{preset}': choose one of"
+                f" {', '.join(self.presets)}."
+            )
+        vals = {**self.defaults, **self.presets[p]}
+        for name, value in overrides.items():
+            if name not in self.knob:
+                raise RuleError(
+                    f"Unknown rule '{name}': run 'loba rules --game {self.game}' to list the"
+                    " rule names."
+                )
+            vals[name] = self.knob[name].coerce(value)
+        if self.check is not None:
+            self.check(vals)
+        return RuleSet(self.game, p, tuple((k.name, vals[k.name]) for k in self.knobs), self)
+
+    def parse(self, text: str) -> RuleSet:
+        """A canonical id (``pagat(elimination_score=151)``, with or without ``GAME:``)."""
+        t = str(text).strip()
+        game, sep, rest = t.partition(":")
+        if sep and re.fullmatch(r"[A-Za-z_]+", game):
+            if game.lower() != self.game:
+                raise RuleError(f"'{text}' names {game} rules, not {self.game} rules.")
+            t = rest.strip()
+        m = re.fullmatch(r"([A-Za-z_]+)(?:\((.*)\))?", t)
+        if not m:
+            raise RuleError(
+                f"'{text}' is not a rule set id such as"
+                f" {self.game}:{self.default_preset}({self.knobs[-1].name}=...)."
+            )
+        return self.make(m.group(1), **parse_assignments([m.group(2)] if m.group(2) else []))
+
+
 @dataclass(frozen=True)
 class RuleSet:
-    """A frozen, validated rule set. Build it with :func:`make_rules`, not directly."""
+    """A frozen, validated rule set of one game. Build it with :meth:`RulesSpec.make`."""
 
+    game: str
     preset: str
-    values: tuple  # (name, value) pairs in KNOBS order
+    values: tuple  # (name, value) pairs in the spec's knob order
+    spec: RulesSpec = field(compare=False, hash=False, repr=False)
 
     def __getattr__(self, name: str) -> Any:
         for k, v in object.__getattribute__(self, "values"):
@@ -266,102 +229,71 @@ class RuleSet:
     @property
     def overrides(self) -> dict[str, Any]:
         """Knobs whose value differs from the preset's."""
-        base = {**DEFAULTS, **PRESETS[self.preset]}
+        base = {**self.spec.defaults, **self.spec.presets[self.preset]}
         return {k: v for k, v in self.values if base[k] != v}
 
     @property
-    def id(self) -> str:
+    def short_id(self) -> str:
+        """The id without the ``GAME:`` prefix: ``pagat(elimination_score=151)``."""
         ov = self.overrides
         if not ov:
             return self.preset
-        return self.preset + "(" + ",".join(f"{k}={_fmt(v)}" for k, v in ov.items()) + ")"
+        return self.preset + "(" + ",".join(f"{k}={fmt_value(v)}" for k, v in ov.items()) + ")"
+
+    @property
+    def id(self) -> str:
+        """The canonical id: ``loba:pagat(elimination_score=151)``."""
+        return f"{self.game}:{self.short_id}"
+
+    @property
+    def version(self) -> int:
+        return self.spec.version
 
     def __str__(self) -> str:
         return self.id
 
-    @property
-    def deck_size(self) -> int:
-        return 52 * self.decks + self.jokers
-
     def check_players(self, n_players: int) -> None:
-        """[A1] 2-5 players, and the deal must fit the deck ([A6], [A7])."""
-        if not isinstance(n_players, int | np.integer) or not (
-            MIN_PLAYERS <= n_players <= MAX_PLAYERS
+        """The player count this game allows, and any rule that depends on it."""
+        s = self.spec
+        if (
+            isinstance(n_players, bool)
+            or not isinstance(n_players, int | np.integer)
+            or not (s.min_players <= n_players <= s.max_players)
         ):
-            raise RuleError(
-                f"Loba is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n_players} [A1]."
+            count = (
+                f"exactly {s.min_players}"
+                if s.min_players == s.max_players
+                else f"{s.min_players} to {s.max_players}"
             )
-        need = self.hand_size * n_players + 1
-        if need > self.deck_size:
             raise RuleError(
-                f"Rule 'hand_size' = {self.hand_size} cannot be dealt to {n_players} players from "
-                f"a {self.deck_size}-card deck (it needs {need} cards with the up-card) [A6]."
+                f"{s.title or s.game} is played by {count} players, not {n_players}"
+                f" [{s.knobs[0].rule[0]}1]."
             )
+        if s.check_table is not None:
+            s.check_table(self, int(n_players))
 
     def replace(self, **changes: Any) -> RuleSet:
-        return make_rules(self.preset, **{**self.overrides, **changes})
+        return self.spec.make(self.preset, **{**self.overrides, **changes})
 
     def to_array(self) -> np.ndarray:
-        """The kernel's view: int64[R_SIZE]."""
-        a = np.zeros(R_SIZE, dtype=np.int64)
-        a[R_DECKS] = self.decks
-        a[R_JOKERS] = self.jokers
-        a[R_ACE_VALUE] = self.ace_value
-        a[R_JOKER_VALUE] = self.joker_value
-        a[R_STAKE] = self.stake
-        a[R_HAND_SIZE] = self.hand_size
-        a[R_DISCARD_TAKE] = ("meld_or_layoff", "new_meld_only").index(self.discard_take)
-        a[R_RESHUFFLE_KEEP_TOP] = int(self.reshuffle_keep_top)
-        a[R_MAX_TURNS] = self.max_turns_per_round
-        a[R_MAX_ROUNDS] = self.max_rounds_per_game
-        a[R_PIERNA_SUITS] = ("exactly_three", "not_all_four").index(self.pierna_suits)
-        a[R_ESCALERA_MIN] = self.escalera_min
-        a[R_JOKERS_PER_ESC] = self.jokers_per_escalera
-        a[R_LAYOFF_OWN_MELD] = int(self.layoff_requires_own_meld)
-        a[R_JOKER_END_MOVE] = int(self.joker_end_move)
-        a[R_JOKER_DISCARD] = ("last_only", "allowed").index(self.joker_discard)
-        a[R_GO_OUT_DISCARD] = int(self.go_out_needs_discard)
-        a[R_ONE_TURN_BONUS] = self.one_turn_bonus
-        a[R_HAS_FLOOR] = 0 if self.score_floor is None else 1
-        a[R_SCORE_FLOOR] = 0 if self.score_floor is None else self.score_floor
-        a[R_ELIM] = self.elimination_score
-        a[R_MAX_REBUYS] = self.max_rebuys
-        a[R_REBUY_COST] = self.rebuy_cost
-        a[R_REBUY_ONE_SURVIVOR] = int(self.rebuy_with_one_survivor)
-        return a
-
-    @classmethod
-    def from_id(cls, text: str) -> RuleSet:
-        return parse_rules_id(text)
-
-
-def make_rules(preset: str = DEFAULT_PRESET, **overrides: Any) -> RuleSet:
-    """Build and validate a rule set: a preset plus knob overrides (values may be strings)."""
-    p = str(preset).strip().lower()
-    if p not in PRESETS:
-        raise RuleError(f"Unknown preset '{preset}': choose one of {', '.join(PRESETS)}.")
-    vals = {**DEFAULTS, **PRESETS[p]}
-    for name, value in overrides.items():
-        if name not in KNOB:
-            raise RuleError(f"Unknown rule '{name}': run 'loba rules' to list the rule names.")
-        vals[name] = _coerce(KNOB[name], value)
-    _check_combination(vals)
-    return RuleSet(p, tuple((k.name, vals[k.name]) for k in KNOBS))
-
-
-def _check_combination(v: dict[str, Any]) -> None:
-    """Cross-field invariants: refuse rule sets that cannot be played."""
-    deck = 52 * v["decks"] + v["jokers"]
-    if v["hand_size"] * MIN_PLAYERS + 1 > deck:
-        raise RuleError(
-            f"Rule 'hand_size' = {v['hand_size']} cannot be dealt even to two players from a "
-            f"{deck}-card deck [A6]."
+        """The kernel's view: int64[index.SIZE], built from each knob's kind."""
+        return np.array(
+            [x for k in self.spec.knobs for x in k.encode(getattr(self, k.name))], dtype=np.int64
         )
-    if v["score_floor"] is not None and v["score_floor"] >= v["elimination_score"]:
-        raise RuleError(
-            f"Rule 'score_floor' = {v['score_floor']} must be below 'elimination_score' = "
-            f"{v['elimination_score']}, or every player would be over at once [A28]."
-        )
+
+    def describe(self) -> list[tuple[str, str, str, str, str, str]]:
+        """Rows (knob, value, default, rule id, alternatives, meaning) for ``loba rules``."""
+        return [
+            (
+                k.name,
+                fmt_value(getattr(self, k.name)),
+                fmt_value(k.default),
+                k.rule,
+                k.alternatives(),
+                k.meaning,
+            )
+            for k in self.spec.knobs
+        ]
 
 
 _SET_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
@@ -381,30 +313,40 @@ def parse_assignments(items) -> dict[str, str]:
     return out
 
 
-def parse_rules_id(text: str) -> RuleSet:
-    """Parse a canonical id such as ``pagat(elimination_score=151,max_rebuys=0)``."""
+def split_game(text: str, game: str | None = None) -> tuple[str | None, str]:
+    """(game named by a ``GAME:`` prefix or ``game``, the rest)."""
     t = str(text).strip()
-    m = re.fullmatch(r"([A-Za-z_]+)(?:\((.*)\))?", t)
-    if not m:
-        raise RuleError(f"'{text}' is not a rule set id such as pagat(elimination_score=151).")
-    return make_rules(m.group(1), **parse_assignments([m.group(2)] if m.group(2) else []))
+    g, sep, rest = t.partition(":")
+    if sep and re.fullmatch(r"[A-Za-z_]+", g):
+        return g.lower(), rest.strip()
+    return game, t
 
 
-def describe(rules: RuleSet) -> list[tuple[str, str, str, str, str]]:
-    """Rows (knob, value, default, rule id, meaning) for ``loba rules``."""
-    return [
-        (k.name, _fmt(getattr(rules, k.name)), _fmt(k.default), k.rule, k.meaning) for k in KNOBS
-    ]
+def make_rules(preset: str | None = None, game: str | None = None, **overrides: Any) -> RuleSet:
+    """A rule set of ``game`` (default Loba): a preset plus overrides (see :class:`RulesSpec`)."""
+    from .games import get_game
+
+    return get_game(game).rules.make(preset, **overrides)
+
+
+def parse_rules_id(text: str, game: str | None = None) -> RuleSet:
+    """Parse a canonical id; ``GAME:`` in the text names the game, else ``game`` (Loba)."""
+    from .games import get_game
+
+    named, _ = split_game(text, game)
+    if game is not None and named is not None and named != game:
+        raise RuleError(f"'{text}' names {named} rules, but the game is {game}.")
+    return get_game(named).rules.parse(text)
 
 
 __all__ = [
-    "KNOBS",
-    "PRESETS",
-    "RULES_VERSION",
+    "Knob",
     "RuleError",
     "RuleSet",
+    "RulesSpec",
+    "fmt_value",
+    "make_enum",
     "make_rules",
     "parse_assignments",
     "parse_rules_id",
-    "describe",
 ]

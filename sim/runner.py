@@ -34,9 +34,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .loba.kernel import run_games
-from .loba.layout import GR_SIZE, MAX_SEATS, RR_SIZE, SR_SIZE
-from .policies import Seat, parse_seats
+from .game import GameSpec
+from .games import get_game
+from .policies import Seat, SeatError, parse_seats
 from .results import (
     Results,
     RunDir,
@@ -46,30 +46,25 @@ from .results import (
     base_manifest,
     summarize,
 )
-from .rules import RuleSet, make_rules, parse_rules_id
+from .rules import RuleSet
 
 DEFAULT_CHUNK = 8192
 ROUNDS_CHUNK = 512  # per-round records take max_rounds_per_game x seats rows per game
 BACKENDS = ("local", "dask")
 
 
-def resolve_rules(rules) -> RuleSet:
-    if rules is None:
-        return make_rules()
+def resolve_rules(rules, game=None) -> RuleSet:
+    """A RuleSet from a RuleSet, a rules id (``pagat(...)``, ``moon:bid``) or None (the
+    game's default preset); ``game``: a name or spec (None: the game the id names, or Loba)."""
+    from .rules import parse_rules_id
+
     if isinstance(rules, RuleSet):
+        if game is not None and get_game(game).name != rules.game:
+            raise ValueError(f"The rules {rules.id} are not rules of {get_game(game).title}.")
         return rules
-    return parse_rules_id(str(rules))
-
-
-def seat_tables(seats: list[Seat]):
-    """The kernel's per-seat function tuples and parameter matrix (padded to MAX_SEATS)."""
-    pad = list(seats) + [seats[0]] * (MAX_SEATS - len(seats))
-    draw = tuple(s.policy.draw for s in pad)
-    play = tuple(s.policy.play for s in pad)
-    discard = tuple(s.policy.discard for s in pad)
-    rebuy = tuple(s.rebuy.decide for s in pad)
-    params = np.ascontiguousarray(np.stack([s.param_array() for s in pad]))
-    return draw, play, discard, rebuy, params
+    if rules is None:
+        return get_game(game).rules.make()
+    return parse_rules_id(str(rules), None if game is None else get_game(game).name)
 
 
 MAX_THREADS = numba.config.NUMBA_NUM_THREADS  # the machine's CPUs (NUMBA_NUM_THREADS caps it)
@@ -113,52 +108,48 @@ def in_slices(fn: Callable[[int, int], None], count: int, threads: int | None = 
         f.result()
 
 
-def check_run(rules, seats, games, seed) -> tuple[RuleSet, list[Seat]]:
-    """Validate what defines a run; one-sentence errors. Returns (rules, seats)."""
-    rules = resolve_rules(rules)
-    seat_list = parse_seats(seats)
+def check_run(rules, seats, games, seed, game=None) -> tuple[GameSpec, RuleSet, list[Seat]]:
+    """Validate what defines a run; one-sentence errors. Returns (spec, rules, seats); the game
+    is ``game`` or the one the rules name."""
+    rules = resolve_rules(rules, game)
+    spec = get_game(rules.game)
+    if seats is None:
+        seats = spec.default_seats
+    seat_list = parse_seats(seats, game=spec)
+    for s in seat_list:
+        if s.game != spec.name:
+            raise SeatError(f"Seat '{s.label}' plays {s.game}, not {spec.title}.")
     rules.check_players(len(seat_list))
     if isinstance(games, bool) or not isinstance(games, int | np.integer) or games < 1:
         raise ValueError(f"The number of games must be a whole number of at least 1, not {games}.")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
         raise ValueError(f"The seed must be a whole number from 0 to 2^63-1, not {seed}.")
-    return rules, seat_list
+    return spec, rules, seat_list
 
 
-def run_chunk(R, n_players, seed, start, count, tables, record_rounds: int):
-    """Play games ``start .. start+count-1``; returns (games, seats, rounds) arrays."""
-    draw, play, discard, rebuy, params = tables
-    games = np.zeros((count, GR_SIZE), dtype=np.int64)
-    seats = np.zeros((count, MAX_SEATS, SR_SIZE), dtype=np.int64)
-    if record_rounds:
-        rounds = np.zeros((count, record_rounds, MAX_SEATS, RR_SIZE), dtype=np.int32)
-    else:
-        rounds = np.zeros((1, 0, MAX_SEATS, RR_SIZE), dtype=np.int32)
+def run_chunk(spec: GameSpec, R, n_players, seed, start, count, tables, detail_rows: int):
+    """Play games ``start .. start+count-1``; returns the record arrays, one per table.
+
+    ``tables``: (fns, params) of :meth:`GameSpec.fn_tables`; ``detail_rows``: rows per game of
+    the detail table (0: not recorded).
+    """
+    fns, params = tables
+    outs = spec.empty_outputs(count, detail_rows)
 
     def one_slice(lo: int, hi: int) -> None:
-        run_games(
-            R,
-            n_players,
-            np.uint64(seed),
-            start + lo,
-            hi - lo,
-            draw,
-            play,
-            discard,
-            rebuy,
-            params,
-            games[lo:hi],
-            seats[lo:hi],
-            rounds[lo:hi] if record_rounds else rounds,
+        part = tuple(
+            o[lo:hi] if (not t.detail or detail_rows) else o
+            for t, o in zip(spec.tables, outs, strict=True)
         )
+        spec.play_batch(R, n_players, seed, start + lo, hi - lo, fns, params, part)
 
     in_slices(one_slice, count)
-    return games, seats, rounds
+    return outs
 
 
 def simulate(
     rules=None,
-    seats="greedy,greedy,greedy,greedy",
+    seats=None,
     games: int = 1000,
     seed: int = 0,
     threads: int | None = None,
@@ -166,44 +157,37 @@ def simulate(
     chunk_size: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     start: int = 0,
+    game=None,
 ) -> Results:
     """Play ``games`` complete games and return their :class:`Results`.
 
-    ``rules``: a RuleSet, a rules id string (``"pagat(elimination_score=151)"``) or None
-    (pagat). ``seats``: a comma-separated seat string or a list (one entry per player, 2-5).
-    ``progress(done, total)`` is called after every chunk.
+    ``rules``: a RuleSet, a rules id string (``"pagat(elimination_score=151)"``,
+    ``"moon:bid"``) or None (the game's default). ``seats``: a comma-separated seat string or a
+    list (one entry per player; None: the game's default seating). ``game``: a game name (None:
+    the one the rules name, else Loba). ``record_rounds``: also record the game's detail table
+    (Loba's rounds). ``progress(done, total)`` is called after every chunk.
     """
-    rules, seat_list = check_run(rules, seats, games, seed)
+    spec, rules, seat_list = check_run(rules, seats, games, seed, game)
     n = len(seat_list)
     used_threads = set_threads(threads)
     R = rules.to_array()
-    tables = seat_tables(seat_list)
-    rr = rules.max_rounds_per_game if record_rounds else 0
+    tables = spec.fn_tables(seat_list)
+    rr = spec.detail_cap(rules) if record_rounds else 0
     chunk = chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK)
     parts = []
-    run_chunk(R, n, seed, start, 1, tables, rr)  # load (or compile) the kernel before timing
+    run_chunk(spec, R, n, seed, start, 1, tables, rr)  # load (or compile) before timing
     t0 = time.perf_counter()
     done = 0
     while done < games:
         k = min(chunk, games - done)
-        parts.append(run_chunk(R, n, seed, start + done, k, tables, rr))
+        parts.append(run_chunk(spec, R, n, seed, start + done, k, tables, rr))
         done += k
         if progress is not None:
             progress(done, games)
     elapsed = time.perf_counter() - t0
-    g = np.concatenate([p[0] for p in parts])
-    s = np.concatenate([p[1] for p in parts])
-    r = np.concatenate([p[2] for p in parts]) if record_rounds else None
+    outs = tuple(np.concatenate(a) for a in zip(*parts, strict=True))
     return Results.from_arrays(
-        rules=rules,
-        seats=seat_list,
-        seed=int(seed),
-        start=start,
-        games=g,
-        seat_rows=s,
-        round_rows=r,
-        elapsed=elapsed,
-        threads=used_threads,
+        spec, rules, seat_list, int(seed), start, outs, elapsed, used_threads, bool(record_rounds)
     )
 
 
@@ -254,6 +238,10 @@ class ChunkJob:
     def n_chunks(self) -> int:
         return -(-self.games // self.chunk_size)
 
+    @property
+    def spec(self) -> GameSpec:
+        return get_game(resolve_rules(self.rules_id).game)
+
     def chunk_games(self, k: int) -> tuple[int, int]:
         a = k * self.chunk_size
         return self.first_game + a, min(self.chunk_size, self.games - a)
@@ -269,10 +257,11 @@ class ChunkResult:
 
 @functools.lru_cache(maxsize=8)
 def _setup(rules_id: str, seat_specs: tuple[str, ...]):
-    """Rules, seats and the kernel's tables, built once per process and run."""
-    rules = parse_rules_id(rules_id)
-    seat_list = parse_seats(list(seat_specs))
-    return rules, seat_list, rules.to_array(), seat_tables(seat_list)
+    """Game, rules, seats and the kernel's tables, built once per process and run."""
+    rules = resolve_rules(rules_id)
+    spec = get_game(rules.game)
+    seat_list = parse_seats(list(seat_specs), game=spec)
+    return spec, rules, seat_list, rules.to_array(), spec.fn_tables(seat_list)
 
 
 _KERNEL_LOCK = threading.Lock()  # one kernel call at a time per process; it uses every thread
@@ -281,12 +270,12 @@ _KERNEL_LOCK = threading.Lock()  # one kernel call at a time per process; it use
 def warm(job: ChunkJob, threads: int | None = None) -> float:
     """Load (or compile) the kernel for this run in this process; returns the seconds taken."""
     t = time.perf_counter()
-    rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
-    rr = rules.max_rounds_per_game if job.record_rounds else 0
+    spec, rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
+    rr = spec.detail_cap(rules) if job.record_rounds else 0
     with _KERNEL_LOCK:
         if threads:
             set_threads(threads)
-        run_chunk(R, len(seats), job.seed, job.first_game, 1, tables, rr)
+        run_chunk(spec, R, len(seats), job.seed, job.first_game, 1, tables, rr)
     return time.perf_counter() - t
 
 
@@ -312,27 +301,27 @@ def play_chunk(job: ChunkJob, k: int, threads: int | None = None) -> ChunkResult
     bytes. ``threads``: kernel threads (None: leave as set).
     """
     _maybe_fail(job, k)
-    rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
+    spec, rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
     start, count = job.chunk_games(k)
-    rr = rules.max_rounds_per_game if job.record_rounds else 0
+    rr = spec.detail_cap(rules) if job.record_rounds else 0
     with _KERNEL_LOCK:
         if threads:
             set_threads(threads)
         t = time.perf_counter()
-        g, s, r = run_chunk(R, len(seats), job.seed, start, count, tables, rr)
+        outs = run_chunk(spec, R, len(seats), job.seed, start, count, tables, rr)
         t = time.perf_counter() - t
     res = Results.from_arrays(
+        spec,
         rules,
         list(job.seat_labels),
         job.seed,
         start,
-        g,
-        s,
-        r if job.record_rounds else None,
+        outs,
         elapsed=t,
         threads=threads or get_threads(),
+        detail=job.record_rounds,
     )
-    del g, s, r
+    del outs
     return ChunkResult(k, res.parts() if job.encode else None, res.aggregates(), t)
 
 
@@ -358,7 +347,7 @@ class Sink:
     def __init__(self, job, run: RunDir | None, progress, total: int, done: int):
         self.job, self.run, self.progress = job, run, progress
         self.total, self.done = total, done
-        self.agg = aggregate(None, None, len(job.seat_labels))
+        self.agg = aggregate(job.spec, None, len(job.seat_labels))
         self.t0: float | None = None
         self.games = 0
 
@@ -419,6 +408,7 @@ class RunReport:
     backend: dict  # {"backend": "local", "threads": 2} or the Dask details
     path: Path | None = None
     complete: bool = True
+    game: str = "loba"
 
     @property
     def games_per_second(self) -> float:
@@ -473,10 +463,11 @@ def _execute(job, run, todo, progress, total, done, backend, scheduler, workers,
 
 def stream_run(
     rules=None,
-    seats="greedy,greedy,greedy,greedy",
+    seats=None,
     games: int = 1000,
     seed: int = 0,
     *,
+    game=None,
     out_dir=None,
     overwrite: bool = False,
     threads: int | None = None,
@@ -493,9 +484,10 @@ def stream_run(
     directory (resumable with :func:`resume_run`) and the summary is computed from the disk;
     without it only the summary totals are kept. ``backend``: ``"local"`` (kernel threads of
     this process) or ``"dask"`` (``scheduler`` address, or a local cluster of ``workers``
-    processes). ``progress(done, total)`` is called after every chunk.
+    processes). ``progress(done, total)`` is called after every chunk. ``game``, ``rules``,
+    ``seats``: as for :func:`simulate`.
     """
-    rules, seat_list = check_run(rules, seats, games, seed)
+    spec, rules, seat_list = check_run(rules, seats, games, seed, game)
     _check_backend(backend, scheduler, workers, chunk_size, threads)
     chunk = chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK)
     labels = [s.label for s in seat_list]
@@ -514,7 +506,7 @@ def stream_run(
     )
     run = None
     if out_dir is not None:
-        man = base_manifest(rules, labels, seed, 0, games, job.record_rounds)
+        man = base_manifest(spec, rules, labels, seed, 0, games, job.record_rounds)
         man.update(seat_specs=list(job.seat_specs), chunk_size=job.chunk_size, chunks=job.n_chunks)
         run = RunDir.create(out_dir, man, overwrite=overwrite)
     return _finish(
@@ -550,7 +542,7 @@ def _finish(
             summary = run.summary()
         else:
             complete = True
-            summary = summarize(sink.agg, job.seat_labels, sink.elapsed)
+            summary = summarize(job.spec, sink.agg, job.seat_labels, sink.elapsed)
     finally:
         if run is not None:
             run.release()
@@ -567,6 +559,7 @@ def _finish(
         backend=info,
         path=run.path if run is not None else None,
         complete=complete,
+        game=job.spec.name,
     )
 
 
@@ -591,7 +584,8 @@ def resume_run(
     try:
         m = run.manifest
         specs = m.get("seat_specs") or m["seats"]
-        rules, seat_list = check_run(m["rules_id"], specs, m["games"], m["seed"])
+        game = m.get("game", "loba")  # run directories from before Moon name no game
+        _, rules, seat_list = check_run(m["rules_id"], specs, m["games"], m["seed"], game)
         job = ChunkJob(
             rules_id=rules.id,
             seat_specs=tuple(portable_seat(s) for s in seat_list),

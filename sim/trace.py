@@ -1,26 +1,10 @@
-"""Event traces: replay any game of any run, as JSON Lines or as text a player can read.
+"""Event traces of any game: replay one game of a run, as JSON Lines or readable text.
 
-Game ``G`` of a run is fully determined by (rules, seats, seed, G): :func:`replay` plays it
-again with the kernel's event recording switched on (see :mod:`sim.loba.engine`, ``ev``) and
-decodes the event rows into dicts in the JSON Lines schema below. Recording is off in batch
-runs (zero-capacity buffers), so it costs them nothing but a branch.
-
-Schema (one object per line; fields may be added, never renamed)::
-
-    game     rules_id rules seed game players seats dealer
-    deal     round dealer hands upcard stock            (stock top first)
-    draw     round seat from(stock|discard) card
-    rebuild  round stock
-    meld     round seat meld kind(pierna|escalera) cards [as]
-    layoff   round seat meld card end(low|high|null) joker_moved [position as joker_to]
-    discard  round seat card
-    out      round seat one_turn
-    void     round reason
-    score    round penalties scores
-    over     round seat score
-    rebuy    round seat score pot [rebuys]
-    eliminated round seat
-    end      winner rounds pot
+Game ``G`` of a run is fully determined by (game, rules, seats, seed, G). :func:`replay` plays
+it again with the game's kernel recording every event (:attr:`sim.game.GameSpec.replay`) and
+returns the events as JSON-ready dicts; each game documents its schema in its own trace module
+(Loba: ``sim/loba/trace.py``). :func:`to_jsonl` writes them one per line, the form ``loba
+audit`` reads; :func:`to_text` hands them to the game's readable account.
 """
 
 from __future__ import annotations
@@ -28,273 +12,40 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from .cards import JOKER, card_str, position_card
-from .loba.layout import (
-    EV_A,
-    EV_B,
-    EV_C,
-    EV_D,
-    EV_DEAL,
-    EV_DISCARD,
-    EV_DRAW,
-    EV_ELIM,
-    EV_END,
-    EV_LAYOFF,
-    EV_LEN,
-    EV_MELD,
-    EV_OFF,
-    EV_OUT,
-    EV_OVER,
-    EV_REBUILD,
-    EV_REBUY,
-    EV_ROUND,
-    EV_SCORE,
-    EV_SEAT,
-    EV_TYPE,
-    EV_VOID,
-    MELD_ESCALERA,
-    VOID_STOCK,
-    VOID_TURN_CAP,
-)
-from .loba.play import TRACE_EVENTS, Game
-from .runner import resolve_rules
-
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
-VOID_REASONS = {VOID_STOCK: "stock_exhausted", VOID_TURN_CAP: "turn_cap"}
+MAX_GAME_INDEX = 2**63 - 1
 
 
 class TraceError(ValueError):
     """A replay that cannot be made (bad game index, ...). One sentence."""
 
 
-def record(rules, seats, seed: int, game: int) -> Game:
-    """Play game ``game`` of run (rules, seats, seed) with event recording on."""
-    if isinstance(game, bool) or not isinstance(game, int) or game < 0:
-        raise TraceError(f"The game index must be a whole number of at least 0, not {game}.")
-    cap = TRACE_EVENTS
-    while True:
-        g = Game(rules, seats, seed=seed, index=game, trace=cap, record_rounds=False).play()
-        evs, pay, overflow = g.trace_arrays()
-        if not overflow:
-            return g
-        cap *= 4
+def check_index(game) -> None:
+    """A game index is a whole number from 0 to 2^63-1."""
+    if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game <= MAX_GAME_INDEX:
+        raise TraceError(f"The game index must be a whole number from 0 to 2^63-1, not {game}.")
 
 
-def decode(g: Game) -> list[dict]:
-    """The recorded events of ``g`` as JSON-ready dicts (the schema in the module docstring)."""
-    evs, pay, _ = g.trace_arrays()
-    out: list[dict] = [
-        {
-            "type": "game",
-            "rules_id": g.rules.id,
-            "rules": dict(g.rules.values),
-            "seed": g.seed,
-            "game": g.index,
-            "players": g.n,
-            "seats": [s.label for s in g.seats],
-            "dealer": g.first_dealer,
-        }
-    ]
-    melds: dict[int, dict] = {}
-    for row in evs:
-        t, r, seat = int(row[EV_TYPE]), int(row[EV_ROUND]), int(row[EV_SEAT])
-        a, b, c, d = (int(row[k]) for k in (EV_A, EV_B, EV_C, EV_D))
-        p = [int(x) for x in pay[row[EV_OFF] : row[EV_OFF] + row[EV_LEN]]]
-        if t == EV_DEAL:
-            melds = {}
-            hands, k = [], 0
-            for _ in range(g.n):
-                m = p[k]
-                hands.append([card_str(x) for x in p[k + 1 : k + 1 + m]])
-                k += 1 + m
-            stock = [card_str(x) for x in p[k:]]
-            out.append(
-                {
-                    "type": "deal",
-                    "round": r,
-                    "dealer": a,
-                    "hands": hands,
-                    "upcard": card_str(b),
-                    "stock": stock,
-                }
-            )
-        elif t == EV_DRAW:
-            out.append(
-                {
-                    "type": "draw",
-                    "round": r,
-                    "seat": seat,
-                    "from": "discard" if a == 1 else "stock",
-                    "card": card_str(b),
-                }
-            )
-        elif t == EV_REBUILD:
-            out.append({"type": "rebuild", "round": r, "stock": [card_str(x) for x in p]})
-        elif t == EV_MELD:
-            if b == MELD_ESCALERA:
-                lo, hi, jm = p
-                m = {
-                    "kind": "escalera",
-                    "suit": c,
-                    "lo": lo,
-                    "hi": hi,
-                    "jokers": {q for q in range(lo, hi + 1) if (jm >> q) & 1},
-                }
-            else:
-                m = {"kind": "pierna", "rank": c, "counts": p}
-            melds[a] = m
-            cards, stands = _meld_cards(m)
-            ev = {
-                "type": "meld",
-                "round": r,
-                "seat": seat,
-                "meld": a,
-                "kind": m["kind"],
-                "cards": cards,
-            }
-            if m["kind"] == "escalera":
-                ev["as"] = stands
-            out.append(ev)
-        elif t == EV_LAYOFF:
-            m = melds[a]
-            ev = {"type": "layoff", "round": r, "seat": seat, "meld": a, "card": card_str(b)}
-            if m["kind"] == "pierna":
-                m["counts"][b // 13] += 1
-                ev.update({"end": None, "joker_moved": False})
-            else:
-                s = m["suit"]
-                if d > 0:  # [A22] the joker at c jumps to d, the natural takes c
-                    end = "low" if d < c else "high"
-                    m["jokers"].discard(c)
-                    m["jokers"].add(d)
-                    grow = d
-                else:
-                    end = "low" if c < m["lo"] else "high"
-                    if b == JOKER:
-                        m["jokers"].add(c)
-                    grow = c
-                m["lo"], m["hi"] = min(m["lo"], grow), max(m["hi"], grow)
-                ev.update(
-                    {
-                        "end": end,
-                        "joker_moved": d > 0,
-                        "position": c,
-                        "as": card_str(position_card(c, s)),
-                    }
-                )
-                if d > 0:
-                    ev["joker_to"] = card_str(position_card(d, s))
-            out.append(ev)
-        elif t == EV_DISCARD:
-            out.append({"type": "discard", "round": r, "seat": seat, "card": card_str(b)})
-        elif t == EV_OUT:
-            out.append({"type": "out", "round": r, "seat": seat, "one_turn": bool(a)})
-        elif t == EV_VOID:
-            out.append({"type": "void", "round": r, "reason": VOID_REASONS.get(a, str(a))})
-        elif t == EV_SCORE:
-            out.append({"type": "score", "round": r, "penalties": p[: g.n], "scores": p[g.n :]})
-        elif t == EV_OVER:
-            out.append({"type": "over", "round": r, "seat": seat, "score": a})
-        elif t == EV_REBUY:
-            out.append(
-                {"type": "rebuy", "round": r, "seat": seat, "score": a, "pot": b, "rebuys": c}
-            )
-        elif t == EV_ELIM:
-            out.append({"type": "eliminated", "round": r, "seat": seat})
-        elif t == EV_END:
-            out.append({"type": "end", "winner": None if a < 0 else a, "rounds": b, "pot": c})
-    return out
+def replay(rules=None, seats=None, seed: int = 0, game: int = 0, *, game_name=None):
+    """Events of game ``game`` of the run (rules, seats, seed), as dicts.
 
+    ``rules``: a RuleSet or rules id (its ``GAME:`` prefix, or ``game_name``, picks the game;
+    Loba by default); ``seats``: a seat string or list (None: the game's default seating).
+    """
+    from .runner import check_run
 
-def _meld_cards(m: dict) -> tuple[list[str], list[str]]:
-    if m["kind"] == "pierna":
-        cards = [card_str(s * 13 + m["rank"] - 1) for s in range(4) for _ in range(m["counts"][s])]
-        return cards, cards
-    cards, stands = [], []
-    for q in range(m["lo"], m["hi"] + 1):
-        nat = card_str(position_card(q, m["suit"]))
-        cards.append("JK" if q in m["jokers"] else nat)
-        stands.append(nat)
-    return cards, stands
-
-
-def replay(rules=None, seats="greedy,greedy,greedy,greedy", seed: int = 0, game: int = 0):
-    """Events of game ``game`` of the run (rules, seats, seed), as dicts."""
-    return decode(record(resolve_rules(rules), seats, seed, game))
+    spec, rules, seat_list = check_run(rules, seats, 1, seed, game_name)
+    check_index(game)
+    return spec.replay(rules, seat_list, seed, game)
 
 
 def to_jsonl(events: Iterable[dict]) -> str:
     return "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events)
 
 
-def _fmt_meld(cards, stands) -> str:
-    return " ".join(f"JK({s})" if c == "JK" else c for c, s in zip(cards, stands, strict=True))
-
-
 def to_text(events: list[dict], only_round: int | None = None) -> str:
-    """A readable account of the game, round by round."""
-    lines: list[str] = []
-    head = events[0]
-    seats = head["seats"]
-    name = [f"seat {q} ({s})" for q, s in enumerate(seats)]
-    lines.append(
-        f"Game {head['game']} of seed {head['seed']} under {head['rules_id']}: "
-        f"{head['players']} players, first dealer seat {head['dealer']}."
-    )
-    lines.append("Seats: " + ", ".join(name) + ".")
-    for e in events[1:]:
-        r = e.get("round")
-        if only_round is not None and r is not None and r != only_round:
-            continue
-        t = e["type"]
-        if t == "deal":
-            lines.append("")
-            lines.append(f"== Round {r}: seat {e['dealer']} deals ==")
-            for q, h in enumerate(e["hands"]):
-                if h:
-                    lines.append(f"  {name[q]} holds {' '.join(h)}")
-            lines.append(f"  up-card {e['upcard']}; {len(e['stock'])} cards in the stock")
-        elif t == "draw":
-            src = "takes the discard" if e["from"] == "discard" else "draws from the stock"
-            lines.append(f"  seat {e['seat']} {src}: {e['card']}")
-        elif t == "rebuild":
-            lines.append(f"  the stock is rebuilt from the discard pile ({len(e['stock'])} cards)")
-        elif t == "meld":
-            cards = _fmt_meld(e["cards"], e.get("as", e["cards"]))
-            lines.append(f"  seat {e['seat']} puts down {e['kind']} #{e['meld']}: {cards}")
-        elif t == "layoff":
-            where = f" at the {e['end']} end" if e["end"] else ""
-            card = f"JK({e['as']})" if e["card"] == "JK" else e["card"]
-            extra = f"; the joker moves to stand for {e['joker_to']}" if e["joker_moved"] else ""
-            lines.append(f"  seat {e['seat']} lays off {card} on #{e['meld']}{where}{extra}")
-        elif t == "discard":
-            lines.append(f"  seat {e['seat']} discards {e['card']}")
-        elif t == "out":
-            bonus = " in one turn (-10 bonus)" if e["one_turn"] else ""
-            lines.append(f"  seat {e['seat']} goes out{bonus}")
-        elif t == "void":
-            lines.append(f"  the round is void ({e['reason'].replace('_', ' ')}): no score changes")
-        elif t == "score":
-            pen = ", ".join(f"{q}: {p:+d}" for q, p in enumerate(e["penalties"]))
-            tot = ", ".join(f"{q}: {s}" for q, s in enumerate(e["scores"]))
-            lines.append(f"  penalties {pen}")
-            lines.append(f"  totals    {tot}")
-        elif t == "over":
-            lines.append(f"  seat {e['seat']} is over with {e['score']}")
-        elif t == "rebuy":
-            lines.append(
-                f"  seat {e['seat']} rebuys (re-enganche) at {e['score']}; the pot is {e['pot']}"
-            )
-        elif t == "eliminated":
-            lines.append(f"  seat {e['seat']} is eliminated")
-        elif t == "end":
-            if e["winner"] is None:
-                lines.append(
-                    f"\nThe game stops unfinished after {e['rounds']} rounds; "
-                    f"the pot of {e['pot']} is returned."
-                )
-            else:
-                lines.append(
-                    f"\nSeat {e['winner']} wins the pot of {e['pot']} after {e['rounds']} rounds."
-                )
-    return "\n".join(lines) + "\n"
+    """The game's readable account of a trace (the game is named in its header's rules id)."""
+    from .games import get_game
+    from .rules import split_game
+
+    game, _ = split_game(events[0].get("rules_id", ""), None) if events else (None, "")
+    return get_game(game).to_text(events, only_round)

@@ -73,7 +73,7 @@ def main() -> None:
         t0 = time.perf_counter()
         runner.run_chunk(R, n_players, 1, 0, 2, tables, 0)
         print(f"{rev}: loaded in {time.perf_counter() - t0:.1f} s", flush=True)
-        turns_col = importlib.import_module(name + ".loba.layout").GR_TURNS
+        turns_col = importlib.import_module(name + ".loba.layout").GR.TURNS
         engines[rev] = (runner.run_chunk, R, tables, n_players, turns_col)
 
     ns = {rev: [] for rev in args.revs}

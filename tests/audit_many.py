@@ -34,7 +34,7 @@ def cells():
 
 def work(args):
     preset, seats, seed, start, count = args
-    import auditor
+    from sim.loba import auditor
 
     from sim.trace import replay
 

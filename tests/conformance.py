@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-import oracle
+from sim.loba import oracle
 
 from sim.cards import JOKER, card_value
-from sim.loba.layout import G_OUT, PH_DEAL, PH_DONE, PH_SETTLE, PH_TURN, ST_ACTIVE, ST_OUT
+from sim.loba.layout import PH, ST, G
 from sim.loba.play import Game
 from sim.rules import RuleSet
 
@@ -50,12 +50,12 @@ def check_game(game: Game) -> dict:
     prev_table = None
     prev_phase = game.phase
     scores_before = game.scores()
-    active_before = [game.status(q) == ST_ACTIVE for q in range(game.n)]
+    active_before = [game.status(q) == ST.ACTIVE for q in range(game.n)]
     placed_before = None
     for _ in range(MAX_STEPS):
         if game.done:
             break
-        if game.phase == PH_TURN:
+        if game.phase == PH.TURN:
             seat = game.current
             placed_before = bool(game.st.s[seat, 5])
         game.step()
@@ -67,16 +67,16 @@ def check_game(game: Game) -> dict:
         probs = _table_problems(game, rules)
         assert not probs, probs
         table = [sorted(m["cards"]) for m in game.melds()]
-        if prev_phase == PH_TURN and prev_table is not None:
+        if prev_phase == PH.TURN and prev_table is not None:
             assert len(table) >= len(prev_table)
             for a, b in zip(prev_table, table, strict=False):
                 assert not (Counter(a) - Counter(b)), "a table meld lost cards [A19]"
             jokers_now = sum(t.count(JOKER) for t in table)
             assert jokers_now >= sum(t.count(JOKER) for t in prev_table), "[A23]"
-        round_ended = game.phase in (PH_DEAL, PH_DONE) and prev_phase == PH_SETTLE
+        round_ended = game.phase in (PH.DEAL, PH.DONE) and prev_phase == PH.SETTLE
         if round_ended:
             stats["rounds"] += 1
-            out = int(game.st.g[G_OUT])
+            out = int(game.st.g[G.OUT])
             after = game.scores()
             if out < 0:
                 stats["void"] += 1
@@ -101,7 +101,7 @@ def check_game(game: Game) -> dict:
                 for q, v in raw.items():
                     if v < rules.elimination_score:
                         assert after[q] == v, f"seat {q}: {after[q]} != {v} [A27]"
-                    elif game.status(q) == ST_OUT:
+                    elif game.status(q) == ST.OUT:
                         assert after[q] == v
                         stats["eliminated"] += 1
                     else:  # rebought [A30]
@@ -111,13 +111,13 @@ def check_game(game: Game) -> dict:
             paid = sum(game.paid(q) for q in range(game.n))
             assert game.pot == paid, "pot != stakes + rebuys [A4][A30]"
             scores_before = after
-            active_before = [game.status(q) == ST_ACTIVE for q in range(game.n)]
+            active_before = [game.status(q) == ST.ACTIVE for q in range(game.n)]
         prev_phase = game.phase
-        prev_table = table if game.phase == PH_TURN else None
+        prev_table = table if game.phase == PH.TURN else None
     assert game.done, "the game did not end"
     assert game.round <= rules.max_rounds_per_game
     if game.winner is not None:
-        assert sum(game.status(q) == ST_ACTIVE for q in range(game.n)) == 1
+        assert sum(game.status(q) == ST.ACTIVE for q in range(game.n)) == 1
         assert int(game.st.s[game.winner, 9]) == game.pot  # [A33]
     stats["games"] += 1
     return stats

@@ -10,30 +10,7 @@ import numpy as np
 
 from sim.cards import parse_cards
 from sim.loba import moves
-from sim.loba.layout import (
-    G_CUR,
-    G_DEALER,
-    G_NMELDS,
-    G_PHASE,
-    G_PILE_N,
-    G_ROUND,
-    G_STOCK_N,
-    M_C0,
-    M_HI,
-    M_JMASK,
-    M_KEY,
-    M_KIND,
-    M_LO,
-    M_N,
-    M_OWNER,
-    MELD_ESCALERA,
-    PH_TURN,
-    S_HAND_N,
-    S_MELDED,
-    S_PLACED,
-    S_REBUYS,
-    S_SCORE,
-)
+from sim.loba.layout import MELD, PH, G, M, S
 from sim.loba.play import Game
 from sim.rules import make_rules
 
@@ -50,15 +27,15 @@ def meld_row(row, cards, rules, owner=0):
     code, kind, key, lo, hi, jm = moves.judge_meld(counts, rules.to_array())
     assert code == 0, f"not a meld: {cards}"
     row[:] = 0
-    row[M_KIND] = kind
-    row[M_KEY] = key
-    row[M_OWNER] = owner
-    if kind == MELD_ESCALERA:
-        row[M_LO], row[M_HI], row[M_JMASK], row[M_N] = lo, hi, jm, hi - lo + 1
+    row[M.KIND] = kind
+    row[M.KEY] = key
+    row[M.OWNER] = owner
+    if kind == MELD.ESCALERA:
+        row[M.LO], row[M.HI], row[M.JMASK], row[M.N] = lo, hi, jm, hi - lo + 1
     else:
         for s in range(4):
-            row[M_C0 + s] = counts[s * 13 + key - 1]
-        row[M_N] = int(counts.sum())
+            row[M.C0 + s] = counts[s * 13 + key - 1]
+        row[M.N] = int(counts.sum())
 
 
 def table(
@@ -84,32 +61,32 @@ def table(
     rules = rules or make_rules()
     g = Game(rules, seats, seed=seed, first_dealer=dealer)
     st = g.st
-    st.g[G_ROUND] = 1
-    st.g[G_PHASE] = PH_TURN
-    st.g[G_DEALER] = dealer
-    st.g[G_CUR] = (dealer + 1) % g.n if current is None else current
+    st.g[G.ROUND] = 1
+    st.g[G.PHASE] = PH.TURN
+    st.g[G.DEALER] = dealer
+    st.g[G.CUR] = (dealer + 1) % g.n if current is None else current
     st.hands[:, :] = 0
     for q, h in enumerate(hands):
         for c in ids(h):
             st.hands[q, c] += 1
-        st.s[q, S_HAND_N] = len(ids(h)) if h else 0
+        st.s[q, S.HAND_N] = len(ids(h)) if h else 0
     for i, m in enumerate(melds):
         meld_row(st.melds[i], m, rules)
-    st.g[G_NMELDS] = len(melds)
+    st.g[G.NMELDS] = len(melds)
     p = ids(pile) if pile else []
     st.pile[:] = -1
     st.pile[: len(p)] = p
-    st.g[G_PILE_N] = len(p)
+    st.g[G.PILE_N] = len(p)
     s_ = ids(stock) if stock else []
     st.stock[: len(s_)] = s_[::-1]
-    st.g[G_STOCK_N] = len(s_)
+    st.g[G.STOCK_N] = len(s_)
     for q in melded:
-        st.s[q, S_MELDED] = 1
-        st.s[q, S_PLACED] = 1
+        st.s[q, S.MELDED] = 1
+        st.s[q, S.PLACED] = 1
     for q in placed:
-        st.s[q, S_PLACED] = 1
+        st.s[q, S.PLACED] = 1
     for q, v in enumerate(scores or []):
-        st.s[q, S_SCORE] = v
+        st.s[q, S.SCORE] = v
     for q, v in enumerate(rebuys or []):
-        st.s[q, S_REBUYS] = v
+        st.s[q, S.REBUYS] = v
     return g

@@ -9,7 +9,7 @@ from scenario import table
 from sim import check_meld
 from sim.cards import JOKER, parse_card
 from sim.loba import engine
-from sim.loba.layout import A_KEY, A_TYPE, MAX_ACTS, PLAY_LAYOFF
+from sim.loba.layout import MAX_ACTS, PLAY, A
 from sim.rules import make_rules
 
 C = parse_card
@@ -23,7 +23,7 @@ def plays(g, seat):
 
 
 def layoff_cards(g, seat):
-    return sorted(int(a[A_KEY]) for a in plays(g, seat) if a[A_TYPE] == PLAY_LAYOFF)
+    return sorted(int(a[A.KEY]) for a in plays(g, seat) if a[A.TYPE] == PLAY.LAYOFF)
 
 
 def test_a15_pierna_exactly_three_suits_and_fourth_suit_never_joins():

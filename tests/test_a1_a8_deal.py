@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sim.cards import JOKER, card_value, parse_card, parse_cards
-from sim.loba.layout import ST_OUT
+from sim.loba.layout import ST
 from sim.loba.play import Game, deal_order, full_deck, stack_deck
 from sim.rules import RuleError, make_rules
 
@@ -67,7 +67,7 @@ def test_a5_deal_passes_left_skipping_eliminated_players():
     g = Game(rules, "greedy,greedy,greedy", first_dealer=2, decks=[deck])
     g.play_round()
     assert g.scores() == [-10, 62, 34]
-    assert g.status(1) == ST_OUT and g.winner is None
+    assert g.status(1) == ST.OUT and g.winner is None
     assert g.dealer == 0  # the deal passed left from seat 2 to seat 0
     g.turn()  # round 2 deal: seat 1 is skipped in the deal and in turn order
     assert g.round == 2 and g.current == 2 and g.hand_size(1) == 0

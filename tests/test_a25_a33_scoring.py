@@ -7,7 +7,7 @@ from scenario import table
 
 from sim.cards import parse_card
 from sim.loba import engine
-from sim.loba.layout import A_TYPE, G_OUT, MAX_ACTS, PLAY_MELD, ST_ACTIVE, ST_OUT
+from sim.loba.layout import MAX_ACTS, PLAY, ST, A, G
 from sim.rules import make_rules
 
 C = parse_card
@@ -19,7 +19,7 @@ def test_a25_out_by_plays_ends_round_without_discard():
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1)
     g.turn()
     assert g.hand_size(1) == 0 and g.pile() == [C("2C")]
-    assert g.round == 1 and g.phase == 0 and int(g.st.g[G_OUT]) == 1  # round over at once
+    assert g.round == 1 and g.phase == 0 and int(g.st.g[G.OUT]) == 1  # round over at once
 
 
 def test_a25_out_by_last_discard():
@@ -36,7 +36,7 @@ def test_a26_go_out_needs_discard_variant_keeps_a_card():
     g.st.s[1, 3] = 4
     n = engine.gen_plays(g.st, g.R, 1, acts)
     # not the 4-card run: 4-5-6 or 5-6-7, each leaving a card to discard
-    assert n == 2 and (acts[:n, A_TYPE] == PLAY_MELD).all() and (acts[:n, 6] == 3).all()
+    assert n == 2 and (acts[:n, A.TYPE] == PLAY.MELD).all() and (acts[:n, 6] == 3).all()
     g = table(rules, hands=[DEAD, ["4S", "5S", "6S"]], stock=["7S"], pile=["2C"], current=1)
     g.turn()
     assert g.hand_size(1) == 0 and g.pile()[-1] in (C("4S"), C("7S"))  # out by the discard
@@ -96,7 +96,7 @@ def test_a29_all_scores_applied_then_over_marked():
     )
     g.turn()
     assert g.scores() == [113, 85, 103]
-    assert g.status(0) == ST_OUT and g.status(2) == ST_OUT and g.winner == 1
+    assert g.status(0) == ST.OUT and g.status(2) == ST.OUT and g.winner == 1
 
 
 def test_a30_rebuy_takes_highest_survivor_score_and_pays():
@@ -113,7 +113,7 @@ def test_a30_rebuy_takes_highest_survivor_score_and_pays():
     # after scoring: 113 (over), 20, 85, 73 -> seat 0 rebuys at 85 (highest not over)
     assert g.scores() == [85, 20, 85, 73]
     assert g.rebuys(0) == 1 and g.paid(0) == 2 and g.pot == pot + 1
-    assert g.status(0) == ST_ACTIVE
+    assert g.status(0) == ST.ACTIVE
 
 
 def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
@@ -128,8 +128,8 @@ def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
     )
     g.turn()
     # 113 and 123 over; survivors 20 and 15 -> seat 0 rebuys at 20, seat 2 has used 2 rebuys
-    assert g.scores()[0] == 20 and g.status(0) == ST_ACTIVE
-    assert g.status(2) == ST_OUT and g.rebuys(2) == 2
+    assert g.scores()[0] == 20 and g.status(0) == ST.ACTIVE
+    assert g.status(2) == ST.OUT and g.rebuys(2) == 2
 
 
 def test_a30_rebuy_is_the_policys_choice():
@@ -142,13 +142,13 @@ def test_a30_rebuy_is_the_policys_choice():
         scores=[50, 30, 10],
     )
     g.turn()
-    assert g.status(0) == ST_OUT and g.rebuys(0) == 0 and g.paid(0) == 1
+    assert g.status(0) == ST.OUT and g.rebuys(0) == 0 and g.paid(0) == 1
 
 
 def test_a31_no_rebuy_with_one_survivor_and_variant():
     g = table(hands=[DEAD, OUT_BY_PLAYS], stock=["KH"], pile=["2C"], current=1, scores=[50, 30])
     g.turn()
-    assert g.winner == 1 and g.status(0) == ST_OUT and g.rebuys(0) == 0
+    assert g.winner == 1 and g.status(0) == ST.OUT and g.rebuys(0) == 0
     g = table(
         make_rules(rebuy_with_one_survivor=True),
         hands=[DEAD, OUT_BY_PLAYS],
@@ -172,7 +172,7 @@ def test_a32_over_without_rebuy_is_out_for_good():
         rebuys=[2, 0, 0],
     )
     g.turn()
-    assert g.status(0) == ST_OUT and g.st.s[0, 7] == 1  # eliminated in round 1
+    assert g.status(0) == ST.OUT and g.st.s[0, 7] == 1  # eliminated in round 1
     g.turn()  # next deal: seat 0 gets no cards
     assert g.hand_size(0) == 0 and g.current != 0
 

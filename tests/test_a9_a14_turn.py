@@ -7,7 +7,7 @@ from scenario import ids, table
 
 from sim.cards import parse_card
 from sim.loba import engine
-from sim.loba.layout import G_RESHUFFLES, G_VOID_REASON, MAX_ACTS, VOID_STOCK, VOID_TURN_CAP
+from sim.loba.layout import MAX_ACTS, VOID, G
 from sim.loba.play import Game, deal_order
 from sim.rules import make_rules
 
@@ -116,7 +116,7 @@ def test_a12_taken_card_never_stays_and_is_never_discarded():
 def test_a13_rebuild_keeps_top_discard():
     g = table(hands=[DEAD, DEAD], pile=["AH", "2D", "3C", "7C"], stock=[], current=1)
     g.turn()
-    assert g.st.g[G_RESHUFFLES] == 1
+    assert g.st.g[G.RESHUFFLES] == 1
     # new stock = AH 2D 3C shuffled, 7C stays; seat 1 then drew one and discarded one
     assert len(g.stock()) == 2 and g.pile()[0] == C("7C") and len(g.pile()) == 2
 
@@ -136,7 +136,7 @@ def test_a13_rebuild_whole_pile_variant():
 def test_a14_void_when_nothing_can_be_drawn():
     g = table(hands=[DEAD, DEAD], pile=["AH"], stock=[], current=1, scores=[7, 9])
     g.turn()
-    assert g.st.g[G_VOID_REASON] == VOID_STOCK
+    assert g.st.g[G.VOID_REASON] == VOID.STOCK
     assert g.scores() == [7, 9] and g.round == 1 and g.phase == 0  # next: a new deal
     assert g.dealer == 1  # the deal passed left
 
@@ -149,7 +149,7 @@ def test_a14_turn_cap_voids_the_round():
     g.turn()
     for _ in range(3):
         g.turn()
-    assert g.st.g[G_VOID_REASON] == VOID_TURN_CAP
+    assert g.st.g[G.VOID_REASON] == VOID.TURN_CAP
     assert g.scores() == [0, 0] and g.phase == 0
 
 
@@ -157,7 +157,7 @@ def test_a14b_round_cap_ends_game_unfinished_and_returns_pot():
     rules = make_rules(max_rounds_per_game=1)
     g = Game(rules, "greedy,greedy,greedy", seed=2).play()
     assert g.round == 1 and g.winner is None
-    assert all(g.st.s[q, 9] == g.paid(q) for q in range(3))  # S_WON == S_PAID: net 0
+    assert all(g.st.s[q, 9] == g.paid(q) for q in range(3))  # S.WON == S.PAID: net 0
 
 
 def test_a14b_unfinished_games_are_counted():

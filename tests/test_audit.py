@@ -9,13 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import auditor
+from sim.loba import auditor
 import pytest
 from golden.regenerate import CASES, name
 from golden.regenerate import HERE as GOLDEN
 
 import sim
-from sim.rules import PRESETS, RULES_VERSION
+from sim.loba.rules import PRESETS, RULES_VERSION
 from sim.trace import replay, to_jsonl, to_text
 
 ROOT = Path(__file__).parent.parent

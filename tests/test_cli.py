@@ -145,7 +145,7 @@ def test_simulate_writes_run_directory(capsys, tmp_path):
 
 
 def test_rules_lists_every_knob(capsys):
-    from sim.rules import KNOBS
+    from sim.loba.rules import KNOBS
 
     code, out, _ = run(capsys, "rules", "rami", "--set", "max_rebuys=0")
     assert code == 0 and out.splitlines()[0] == "rules: rami(max_rebuys=0)"

@@ -11,7 +11,8 @@ from pathlib import Path
 import conformance
 import pytest
 
-from sim.rules import PRESETS, make_rules
+from sim.loba.rules import PRESETS
+from sim.rules import make_rules
 
 POLICIES = ["random", "greedy", "hold"]
 

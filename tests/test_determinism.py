@@ -84,25 +84,25 @@ def test_compiled_round_and_settle_drivers_equal_stepping_one_at_a_time():
     step() calls stops, in the same state."""
     a = Game("pagat", "greedy,random,hold", seed=5)
     b = Game("pagat", "greedy,random,hold", seed=5)
-    from sim.loba.layout import PH_DEAL, PH_SETTLE, PH_TURN
+    from sim.loba.layout import PH
 
     for _ in range(4):
         a.play_round()
-        if b.phase == PH_DEAL:
+        if b.phase == PH.DEAL:
             b.step()
-        while b.phase in (PH_TURN, PH_SETTLE):
+        while b.phase in (PH.TURN, PH.SETTLE):
             b.step()
         assert _same_state(a, b)
     a.play_to_settle()
-    while not b.done and b.phase != PH_SETTLE:
+    while not b.done and b.phase != PH.SETTLE:
         b.step()
-    assert b.phase == PH_SETTLE and _same_state(a, b)
+    assert b.phase == PH.SETTLE and _same_state(a, b)
 
 
 def test_rebuy_branches_equal_forks_settled_and_played_from_python():
     import numpy as np
 
-    from sim.loba.layout import S_PAID, S_WON
+    from sim.loba.layout import S
     from sim.rng import seed_game
 
     g = Game("pagat", "greedy,hold,greedy,random", seed=8)
@@ -117,7 +117,7 @@ def test_rebuy_branches_equal_forks_settled_and_played_from_python():
             f = g.fork()
             seed_game(f.st.rng, np.uint64(77), 1000 + k)
             f.settle_with({q: choice}).play()
-            assert out[k, b] == f.st.s[q, S_WON] - f.st.s[q, S_PAID]
+            assert out[k, b] == f.st.s[q, S.WON] - f.st.s[q, S.PAID]
             assert out[k, 2 + b] == (f.winner == q)
     again = g.rebuy_branches(q, 3, seed=77, base=1000)
     assert (again == out).all()

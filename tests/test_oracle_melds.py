@@ -18,36 +18,14 @@ import random
 import re
 
 import numpy as np
-import oracle
+from sim.loba import oracle
 import pytest
-from oracle import JOKER, Escalera, Pierna, card_at, escalera_window, natural
+from sim.loba.oracle import JOKER, Escalera, Pierna, card_at, escalera_window, natural
 
 import sim
 from sim.cards import card_str, parse_card, position_card
 from sim.loba import moves
-from sim.loba.layout import (
-    A_HI,
-    A_KEY,
-    A_KIND,
-    A_LO,
-    A_N,
-    A_TYPE,
-    M_C0,
-    M_HI,
-    M_JMASK,
-    M_KEY,
-    M_KIND,
-    M_LO,
-    M_N,
-    M_OWNER,
-    MAX_ACTS,
-    MAX_MELDS,
-    MELD_ESCALERA,
-    MELD_PIERNA,
-    MF,
-    PLAY_LAYOFF,
-    PLAY_MELD,
-)
+from sim.loba.layout import MAX_ACTS, MAX_MELDS, MELD, PLAY, A, M
 from sim.rules import make_rules
 
 C = parse_card
@@ -84,22 +62,22 @@ def hand_counts(cards) -> np.ndarray:
 
 def encode_table(table) -> tuple[np.ndarray, int]:
     """Oracle melds -> the kernel's int16 table rows (sim.loba.layout M_*)."""
-    melds = np.zeros((MAX_MELDS, MF), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
     for i, m in enumerate(table):
         row = melds[i]
-        row[M_OWNER] = i % 3
-        row[M_N] = m.n
+        row[M.OWNER] = i % 3
+        row[M.N] = m.n
         if isinstance(m, Pierna):
-            row[M_KIND] = MELD_PIERNA
-            row[M_KEY] = m.rank
+            row[M.KIND] = MELD.PIERNA
+            row[M.KEY] = m.rank
             for s in range(4):
-                row[M_C0 + s] = m.counts[s]
+                row[M.C0 + s] = m.counts[s]
         else:
-            row[M_KIND] = MELD_ESCALERA
-            row[M_KEY] = m.suit
-            row[M_LO] = m.lo
-            row[M_HI] = m.hi
-            row[M_JMASK] = sum(1 << p for p in m.jokers)
+            row[M.KIND] = MELD.ESCALERA
+            row[M.KEY] = m.suit
+            row[M.LO] = m.lo
+            row[M.HI] = m.hi
+            row[M.JMASK] = sum(1 << p for p in m.jokers)
     return melds, len(table)
 
 
@@ -109,8 +87,8 @@ def kernel_layoffs(table, hand, rules) -> list[tuple[int, int, int, int]]:
     n = moves.gen_layoffs(hand, int(hand.sum()), melds, nm, rules.to_array(), acts, 0)
     assert 0 <= n < MAX_ACTS
     for i in range(n):
-        assert acts[i, A_TYPE] == PLAY_LAYOFF and acts[i, A_N] == 1
-    return sorted((int(a[A_KIND]), int(a[A_KEY]), int(a[A_LO]), int(a[A_HI])) for a in acts[:n])
+        assert acts[i, A.TYPE] == PLAY.LAYOFF and acts[i, A.N] == 1
+    return sorted((int(a[A.KIND]), int(a[A.KEY]), int(a[A.LO]), int(a[A.HI])) for a in acts[:n])
 
 
 def kernel_new_melds(hand, rules) -> list[tuple[int, ...]]:
@@ -429,9 +407,9 @@ def new_meld_problems(hand, rules) -> list[str]:
     piernas, escaleras = [], []
     for row in rows:
         typ, kind, key, lo, hi, jm, k = row
-        if typ != PLAY_MELD:
+        if typ != PLAY.MELD:
             bad.append(f"row {row}: not a new meld")
-        elif kind == MELD_PIERNA:
+        elif kind == MELD.PIERNA:
             if not (1 <= key <= 13 and 0 < lo < 16):
                 bad.append(f"row {row}: bad pierna row")
                 continue
@@ -444,7 +422,7 @@ def new_meld_problems(hand, rules) -> list[str]:
             if why:
                 bad.append(f"row {row}: illegal pierna: {why}")
             piernas.append((key, lo))
-        elif kind == MELD_ESCALERA:
+        elif kind == MELD.ESCALERA:
             jokers = {p for p in range(16) if jm >> p & 1}
             if not (0 <= key <= 3 and 1 <= lo <= hi <= 14 and jokers <= set(range(lo, hi + 1))):
                 bad.append(f"row {row}: bad escalera row")
@@ -456,7 +434,7 @@ def new_meld_problems(hand, rules) -> list[str]:
             if not oracle.holds(hand, esc.cards()):
                 bad.append(f"row {row} {esc.text()}: cards not in hand")
             if k != esc.n:
-                bad.append(f"row {row}: A_N is not the length")
+                bad.append(f"row {row}: A.N is not the length")
             if esc.n < 13 and (
                 (lo > 1 and hand[card_at(lo - 1, key)] > 0)
                 or (hi < 14 and hand[card_at(hi + 1, key)] > 0)
@@ -848,26 +826,26 @@ def new_melds(hand, rules):
 
 def test_a16_new_meld_lists_maximal_runs_only():
     rows = new_melds("AS 2S 3S KH 9D", R(P))
-    assert rows == [(PLAY_MELD, MELD_ESCALERA, 0, 1, 3, 0, 3)]
+    assert rows == [(PLAY.MELD, MELD.ESCALERA, 0, 1, 3, 0, 3)]
     rows = new_melds("QS KS AS 2S 7H", R(P))  # Q-K-A, never K-A-2
-    assert rows == [(PLAY_MELD, MELD_ESCALERA, 0, 12, 14, 0, 3)]
+    assert rows == [(PLAY.MELD, MELD.ESCALERA, 0, 12, 14, 0, 3)]
 
 
 def test_a15_new_meld_piernas_take_every_copy():
     rows = new_melds("KS KH KD KC KC 2D", R(P))
     assert rows == sorted(
-        (PLAY_MELD, MELD_PIERNA, 13, m, 0, 0, 3 + (m >> 3 & 1)) for m in (7, 11, 13, 14)
+        (PLAY.MELD, MELD.PIERNA, 13, m, 0, 0, 3 + (m >> 3 & 1)) for m in (7, 11, 13, 14)
     )
     rows = new_melds("KC KC KD 2D", R(CL))
-    assert rows == [(PLAY_MELD, MELD_PIERNA, 13, 0b1100, 0, 0, 3)]
+    assert rows == [(PLAY.MELD, MELD.PIERNA, 13, 0b1100, 0, 0, 3)]
     assert new_melds("KC KC KD 2D", R(P)) == []
 
 
 def test_a17_a18_new_meld_joker_at_either_end():
     rows = new_melds("5S 6S JK 9D", R(P))
     assert rows == [
-        (PLAY_MELD, MELD_ESCALERA, 0, 4, 6, 1 << 4, 3),
-        (PLAY_MELD, MELD_ESCALERA, 0, 5, 7, 1 << 7, 3),
+        (PLAY.MELD, MELD.ESCALERA, 0, 4, 6, 1 << 4, 3),
+        (PLAY.MELD, MELD.ESCALERA, 0, 5, 7, 1 << 7, 3),
     ]
     assert new_melds("5S 6S JK 9D", R(P, jokers_per_escalera=0)) == []
 
@@ -879,19 +857,19 @@ def test_a17_a18_new_meld_joker_at_either_end():
             R(P, jokers_per_escalera=2),
             "5D 8D JK JK",
             "escalera 5D JK(6D) JK(7D) 8D",
-            (PLAY_MELD, MELD_ESCALERA, 2, 5, 8, 1 << 6 | 1 << 7, 4),
+            (PLAY.MELD, MELD.ESCALERA, 2, 5, 8, 1 << 6 | 1 << 7, 4),
         ),
         (
             R(P, jokers_per_escalera=2),
             "AS 4S JK JK 9H",
             "escalera AS JK(2S) JK(3S) 4S",
-            (PLAY_MELD, MELD_ESCALERA, 0, 1, 4, 1 << 2 | 1 << 3, 4),
+            (PLAY.MELD, MELD.ESCALERA, 0, 1, 4, 1 << 2 | 1 << 3, 4),
         ),
         (
             R(RA, jokers_per_escalera=4),
             "5D 9D JK JK JK",
             "escalera 5D JK(6D) JK(7D) JK(8D) 9D",
-            (PLAY_MELD, MELD_ESCALERA, 2, 5, 9, 1 << 6 | 1 << 7 | 1 << 8, 5),
+            (PLAY.MELD, MELD.ESCALERA, 2, 5, 9, 1 << 6 | 1 << 7 | 1 << 8, 5),
         ),
     ],
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import oracle
+from sim.loba import oracle
 import pytest
 from scenario import table
 

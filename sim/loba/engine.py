@@ -17,168 +17,30 @@ import numpy as np
 
 from ..jit import jit, kernel
 from ..rng import below, shuffle
-from ..rules import (
-    JOKER_DISCARD_LAST_ONLY,
-    PIERNA_NOT_ALL_FOUR,
-    R_ACE_VALUE,
-    R_DECKS,
-    R_DISCARD_TAKE,
-    R_ELIM,
-    R_ESCALERA_MIN,
-    R_GO_OUT_DISCARD,
-    R_HAND_SIZE,
-    R_HAS_FLOOR,
-    R_JOKER_DISCARD,
-    R_JOKER_VALUE,
-    R_JOKERS,
-    R_JOKERS_PER_ESC,
-    R_LAYOFF_OWN_MELD,
-    R_MAX_REBUYS,
-    R_MAX_ROUNDS,
-    R_MAX_TURNS,
-    R_ONE_TURN_BONUS,
-    R_PIERNA_SUITS,
-    R_REBUY_COST,
-    R_REBUY_ONE_SURVIVOR,
-    R_RESHUFFLE_KEEP_TOP,
-    R_SCORE_FLOOR,
-    R_SIZE,
-    R_STAKE,
-    TAKE_NEW_MELD_ONLY,
-)
 from .layout import (
-    A_HI,
-    A_KEY,
-    A_KIND,
-    A_LO,
-    A_TYPE,
-    AF,
-    DEC_DISCARD,
-    DEC_DRAW,
-    DEC_PLAY,
-    DEC_REBUY,
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    EF,
-    EV_A,
-    EV_B,
-    EV_C,
-    EV_D,
-    EV_DEAL,
-    EV_DISCARD,
-    EV_DRAW,
-    EV_ELIM,
-    EV_END,
-    EV_LAYOFF,
-    EV_LEN,
-    EV_MELD,
-    EV_OFF,
-    EV_OUT,
-    EV_OVER,
-    EV_REBUILD,
-    EV_REBUY,
-    EV_ROUND,
-    EV_SCORE,
-    EV_SEAT,
-    EV_TYPE,
-    EV_VOID,
-    G_BONUSES,
-    G_CUR,
-    G_DEALER,
-    G_DECISIONS,
-    G_DECK_N,
-    G_DONE,
-    G_FIRST_DEALER,
-    G_NMELDS,
-    G_NP,
-    G_OUT,
-    G_PHASE,
-    G_PILE_N,
-    G_POT,
-    G_RESHUFFLES,
-    G_RESHUFFLES_TOTAL,
-    G_ROUND,
-    G_STOCK_N,
-    G_TAKEN,
-    G_TURN,
-    G_TURNS,
-    G_VOID_REASON,
-    G_VOIDS,
-    G_WINNER,
-    GF,
+    DEC,
+    DRAW,
+    EV,
     HAND_W,
     JOKER,
-    M_C0,
-    M_HI,
-    M_JMASK,
-    M_KEY,
-    M_KIND,
-    M_LO,
     MAX_ACTS,
     MAX_CARDS,
     MAX_MELDS,
     MAX_SEATS,
-    MELD_ESCALERA,
-    MF,
+    MELD,
     N_IDS,
-    PH_DEAL,
-    PH_DONE,
-    PH_SETTLE,
-    PH_TURN,
-    PLAY_LAYOFF,
-    PLAY_MELD,
-    PUB_ACTIVE,
-    PUB_DEALER,
-    PUB_DECISION,
-    PUB_HAND_N,
-    PUB_MELDED,
-    PUB_NMELDS,
-    PUB_NP,
-    PUB_PILE_N,
-    PUB_PLACED,
-    PUB_REBUY_SCORE,
-    PUB_REBUYS,
-    PUB_ROUND,
-    PUB_RULES,
-    PUB_SCORE,
-    PUB_SEAT,
-    PUB_SIZE,
-    PUB_STATUS,
-    PUB_STOCK_N,
-    PUB_TAKEN,
-    PUB_TURN,
-    RR_BONUS,
-    RR_DEALER,
-    RR_OUT,
-    RR_PENALTY,
-    RR_RESHUFFLES,
-    RR_SCORE,
-    RR_STATUS,
-    RR_TURNS,
-    RR_VOID,
-    RS_ACTIVE,
-    RS_ELIMINATED,
-    RS_OVER,
-    RS_REBOUGHT,
-    S_BONUS,
-    S_ELIM_ROUND,
-    S_HAND_N,
-    S_MELDED,
-    S_PAID,
-    S_PENALTY,
-    S_PLACE,
-    S_PLACED,
-    S_REBUYS,
-    S_SCORE,
-    S_STATUS,
-    S_WON,
-    SF,
-    ST_ACTIVE,
-    ST_OUT,
-    ST_OVER,
-    VOID_NONE,
-    VOID_STOCK,
-    VOID_TURN_CAP,
+    PH,
+    PLAY,
+    PUB,
+    RR,
+    RS,
+    ST,
+    VOID,
+    A,
+    E,
+    G,
+    M,
+    S,
     State,
 )
 from .moves import (
@@ -194,6 +56,7 @@ from .moves import (
     pos_card,
     suit_positions,
 )
+from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
 
 TURN_ON = 0
 TURN_OUT = 1
@@ -205,11 +68,11 @@ def new_state():
     """A blank game state (all arrays zeroed)."""
     return State(
         np.zeros((MAX_SEATS, HAND_W), dtype=np.int8),
-        np.zeros((MAX_MELDS, MF), dtype=np.int16),
+        np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
         np.zeros(MAX_CARDS, dtype=np.int16),
         np.zeros(MAX_CARDS, dtype=np.int16),
-        np.zeros(GF, dtype=np.int64),
-        np.zeros((MAX_SEATS, SF), dtype=np.int64),
+        np.zeros(G.SIZE, dtype=np.int64),
+        np.zeros((MAX_SEATS, S.SIZE), dtype=np.int64),
         np.zeros(4, dtype=np.uint64),
     )
 
@@ -250,15 +113,15 @@ def ev(tr, typ, rnd, seat, a, b, c, d):
         if evs.shape[0] > 0:
             cnt[2] = 1
         return -1
-    evs[i, EV_TYPE] = typ
-    evs[i, EV_ROUND] = rnd
-    evs[i, EV_SEAT] = seat
-    evs[i, EV_A] = a
-    evs[i, EV_B] = b
-    evs[i, EV_C] = c
-    evs[i, EV_D] = d
-    evs[i, EV_OFF] = cnt[1]
-    evs[i, EV_LEN] = 0
+    evs[i, EV.TYPE] = typ
+    evs[i, EV.ROUND] = rnd
+    evs[i, EV.SEAT] = seat
+    evs[i, EV.A] = a
+    evs[i, EV.B] = b
+    evs[i, EV.C] = c
+    evs[i, EV.D] = d
+    evs[i, EV.OFF] = cnt[1]
+    evs[i, EV.LEN] = 0
     cnt[0] = i + 1
     return i
 
@@ -275,23 +138,23 @@ def ev_push(tr, i, value):
         return
     pay[j] = value
     cnt[1] = j + 1
-    evs[i, EV_LEN] += 1
+    evs[i, EV.LEN] += 1
 
 
 @kernel
 def ev_stock(tr, st, i):
     """Payload: the stock, top first."""
-    for k in range(st.g[G_STOCK_N] - 1, -1, -1):
+    for k in range(st.g[G.STOCK_N] - 1, -1, -1):
         ev_push(tr, i, st.stock[k])
 
 
 @kernel
 def next_active(st, seat):
     """[A5]/[A8] the next seat clockwise (to the left) that is still in the game."""
-    np_ = st.g[G_NP]
+    np_ = st.g[G.NP]
     for k in range(1, np_ + 1):
         q = (seat + k) % np_
-        if st.s[q, S_STATUS] == ST_ACTIVE:
+        if st.s[q, S.STATUS] == ST.ACTIVE:
             return q
     return seat
 
@@ -299,8 +162,8 @@ def next_active(st, seat):
 @kernel
 def n_active(st):
     c = 0
-    for q in range(st.g[G_NP]):
-        if st.s[q, S_STATUS] == ST_ACTIVE:
+    for q in range(st.g[G.NP]):
+        if st.s[q, S.STATUS] == ST.ACTIVE:
             c += 1
     return c
 
@@ -312,28 +175,28 @@ def start_game(st, R, n_players, first_dealer):
     s = st.s
     g[:] = 0
     s[:, :] = 0
-    g[G_NP] = n_players
-    g[G_WINNER] = -1
-    g[G_TAKEN] = -1
-    g[G_OUT] = -1
-    g[G_DECK_N] = 52 * R[R_DECKS] + R[R_JOKERS]
+    g[G.NP] = n_players
+    g[G.WINNER] = -1
+    g[G.TAKEN] = -1
+    g[G.OUT] = -1
+    g[G.DECK_N] = 52 * R[RULE.DECKS] + R[RULE.JOKERS]
     for q in range(n_players):
-        s[q, S_STATUS] = ST_ACTIVE
-        s[q, S_PAID] = R[R_STAKE]
-        s[q, S_ELIM_ROUND] = -1
-        g[G_POT] += R[R_STAKE]
+        s[q, S.STATUS] = ST.ACTIVE
+        s[q, S.PAID] = R[RULE.STAKE]
+        s[q, S.ELIM_ROUND] = -1
+        g[G.POT] += R[RULE.STAKE]
     if first_dealer < 0:
         first_dealer = below(st.rng, n_players)
-    g[G_DEALER] = first_dealer
-    g[G_FIRST_DEALER] = first_dealer
-    g[G_PHASE] = PH_DEAL
+    g[G.DEALER] = first_dealer
+    g[G.FIRST_DEALER] = first_dealer
+    g[G.PHASE] = PH.DEAL
 
 
 @kernel
 def deal_round(st, R, deck, deck_n, tr):
     """[A6]-[A7]: deal from ``deck[:deck_n]`` (top first) if ``deck_n > 0``, else shuffle."""
     g = st.g
-    n = g[G_DECK_N]
+    n = g[G.DECK_N]
     stock = st.stock
     if deck_n > 0:
         for i in range(n):
@@ -341,46 +204,46 @@ def deal_round(st, R, deck, deck_n, tr):
     else:
         k = 0
         for cid in range(52):
-            for _ in range(R[R_DECKS]):
+            for _ in range(R[RULE.DECKS]):
                 stock[k] = cid
                 k += 1
-        for _ in range(R[R_JOKERS]):
+        for _ in range(R[RULE.JOKERS]):
             stock[k] = JOKER
             k += 1
         shuffle(st.rng, stock, n)
-    g[G_STOCK_N] = n
+    g[G.STOCK_N] = n
     st.hands[:, :] = 0
     st.melds[:, :] = 0
     st.pile[:] = -1
-    g[G_NMELDS] = 0
-    g[G_TURN] = 0
-    g[G_RESHUFFLES] = 0
-    g[G_TAKEN] = -1
-    for q in range(g[G_NP]):
-        st.s[q, S_HAND_N] = 0
-        st.s[q, S_MELDED] = 0
-        st.s[q, S_PLACED] = 0
-        st.s[q, S_PENALTY] = 0
-        st.s[q, S_BONUS] = 0
-    first = next_active(st, g[G_DEALER])
-    for _ in range(R[R_HAND_SIZE]):  # one card at a time, from the dealer's left
+    g[G.NMELDS] = 0
+    g[G.TURN] = 0
+    g[G.RESHUFFLES] = 0
+    g[G.TAKEN] = -1
+    for q in range(g[G.NP]):
+        st.s[q, S.HAND_N] = 0
+        st.s[q, S.MELDED] = 0
+        st.s[q, S.PLACED] = 0
+        st.s[q, S.PENALTY] = 0
+        st.s[q, S.BONUS] = 0
+    first = next_active(st, g[G.DEALER])
+    for _ in range(R[RULE.HAND_SIZE]):  # one card at a time, from the dealer's left
         q = first
         while True:
-            c = stock[g[G_STOCK_N] - 1]
-            g[G_STOCK_N] -= 1
+            c = stock[g[G.STOCK_N] - 1]
+            g[G.STOCK_N] -= 1
             st.hands[q, c] += 1
-            st.s[q, S_HAND_N] += 1
+            st.s[q, S.HAND_N] += 1
             q = next_active(st, q)
             if q == first:
                 break
-    st.pile[0] = stock[g[G_STOCK_N] - 1]  # [A7] up-card, a joker included
-    g[G_STOCK_N] -= 1
-    g[G_PILE_N] = 1
-    g[G_CUR] = first  # [A8]
+    st.pile[0] = stock[g[G.STOCK_N] - 1]  # [A7] up-card, a joker included
+    g[G.STOCK_N] -= 1
+    g[G.PILE_N] = 1
+    g[G.CUR] = first  # [A8]
     if tr is not None:
-        i = ev(tr, EV_DEAL, g[G_ROUND], -1, g[G_DEALER], st.pile[0], 0, 0)
-        for q in range(g[G_NP]):
-            ev_push(tr, i, st.s[q, S_HAND_N])
+        i = ev(tr, E.DEAL, g[G.ROUND], -1, g[G.DEALER], st.pile[0], 0, 0)
+        for q in range(g[G.NP]):
+            ev_push(tr, i, st.s[q, S.HAND_N])
             for c in range(N_IDS):
                 for _ in range(st.hands[q, c]):
                     ev_push(tr, i, c)
@@ -391,8 +254,8 @@ def deal_round(st, R, deck, deck_n, tr):
 def rebuild_stock(st, R, tr):
     """[A13] rebuild an empty stock from the discard pile; False when nothing can be moved."""
     g = st.g
-    pn = g[G_PILE_N]
-    keep = 1 if R[R_RESHUFFLE_KEEP_TOP] == 1 else 0
+    pn = g[G.PILE_N]
+    keep = 1 if R[RULE.RESHUFFLE_KEEP_TOP] == 1 else 0
     if pn - keep <= 0:
         return False
     k = pn - keep
@@ -403,12 +266,12 @@ def rebuild_stock(st, R, tr):
         st.pile[0] = st.pile[pn - 1]
     for i in range(keep, pn):
         st.pile[i] = -1
-    g[G_PILE_N] = keep
-    g[G_STOCK_N] = k
-    g[G_RESHUFFLES] += 1
-    g[G_RESHUFFLES_TOTAL] += 1
+    g[G.PILE_N] = keep
+    g[G.STOCK_N] = k
+    g[G.RESHUFFLES] += 1
+    g[G.RESHUFFLES_TOTAL] += 1
     if tr is not None:
-        ev_stock(tr, st, ev(tr, EV_REBUILD, g[G_ROUND], -1, 0, 0, 0, 0))
+        ev_stock(tr, st, ev(tr, E.REBUILD, g[G.ROUND], -1, 0, 0, 0, 0))
     return True
 
 
@@ -417,49 +280,49 @@ def fill_pub(st, R, seat, pub, decision):
     """The public view of RULES.md A.8 for ``seat``."""
     g = st.g
     s = st.s
-    pub[PUB_SEAT] = seat
-    pub[PUB_NP] = g[G_NP]
-    pub[PUB_STOCK_N] = g[G_STOCK_N]
-    pub[PUB_PILE_N] = g[G_PILE_N]
-    pub[PUB_ROUND] = g[G_ROUND]
-    pub[PUB_TURN] = g[G_TURN]
-    pub[PUB_DEALER] = g[G_DEALER]
-    pub[PUB_MELDED] = s[seat, S_MELDED]
-    pub[PUB_PLACED] = s[seat, S_PLACED]
-    pub[PUB_TAKEN] = g[G_TAKEN]
-    pub[PUB_NMELDS] = g[G_NMELDS]
-    pub[PUB_DECISION] = decision
+    pub[PUB.SEAT] = seat
+    pub[PUB.NP] = g[G.NP]
+    pub[PUB.STOCK_N] = g[G.STOCK_N]
+    pub[PUB.PILE_N] = g[G.PILE_N]
+    pub[PUB.ROUND] = g[G.ROUND]
+    pub[PUB.TURN] = g[G.TURN]
+    pub[PUB.DEALER] = g[G.DEALER]
+    pub[PUB.MELDED] = s[seat, S.MELDED]
+    pub[PUB.PLACED] = s[seat, S.PLACED]
+    pub[PUB.TAKEN] = g[G.TAKEN]
+    pub[PUB.NMELDS] = g[G.NMELDS]
+    pub[PUB.DECISION] = decision
     act = 0
     for q in range(MAX_SEATS):
-        if q < g[G_NP]:
-            pub[PUB_HAND_N + q] = s[q, S_HAND_N]
-            pub[PUB_SCORE + q] = s[q, S_SCORE]
-            pub[PUB_REBUYS + q] = s[q, S_REBUYS]
-            pub[PUB_STATUS + q] = s[q, S_STATUS]
-            if s[q, S_STATUS] != ST_OUT:
+        if q < g[G.NP]:
+            pub[PUB.HAND_N + q] = s[q, S.HAND_N]
+            pub[PUB.SCORE + q] = s[q, S.SCORE]
+            pub[PUB.REBUYS + q] = s[q, S.REBUYS]
+            pub[PUB.STATUS + q] = s[q, S.STATUS]
+            if s[q, S.STATUS] != ST.OUT:
                 act += 1
         else:
-            pub[PUB_HAND_N + q] = 0
-            pub[PUB_SCORE + q] = 0
-            pub[PUB_REBUYS + q] = 0
-            pub[PUB_STATUS + q] = ST_OUT
-    pub[PUB_ACTIVE] = act
+            pub[PUB.HAND_N + q] = 0
+            pub[PUB.SCORE + q] = 0
+            pub[PUB.REBUYS + q] = 0
+            pub[PUB.STATUS + q] = ST.OUT
+    pub[PUB.ACTIVE] = act
 
 
 @kernel(inline="always")
 def may_layoff(st, R, seat):
     """[A20] lay-offs need a meld of one's own this round (unless the knob is off)."""
-    return R[R_LAYOFF_OWN_MELD] == 0 or st.s[seat, S_MELDED] == 1
+    return R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or st.s[seat, S.MELDED] == 1
 
 
 @kernel(inline="always")
 def gen_plays(st, R, seat, acts):
     """Every play the seat may make now (new melds, then lay-offs)."""
     hand = st.hands[seat]
-    hn = st.s[seat, S_HAND_N]
+    hn = st.s[seat, S.HAND_N]
     n = gen_new_melds(hand, hn, R, acts, 0)
     if may_layoff(st, R, seat):
-        n = gen_layoffs(hand, hn, st.melds, st.g[G_NMELDS], R, acts, n)
+        n = gen_layoffs(hand, hn, st.melds, st.g[G.NMELDS], R, acts, n)
     return n
 
 
@@ -470,40 +333,40 @@ def do_play(st, seat, act, tr):
     before = 0
     for i in range(N_IDS):
         before += hand[i]
-    if st.g[G_TAKEN] >= 0 and consumes(act, hand, st.g[G_TAKEN]):
-        st.g[G_TAKEN] = -1  # [A12] a card of the taken identity reached the table
-    nm = st.g[G_NMELDS]
-    st.g[G_NMELDS] = apply_play(hand, st.melds, nm, act, seat)
+    if st.g[G.TAKEN] >= 0 and consumes(act, hand, st.g[G.TAKEN]):
+        st.g[G.TAKEN] = -1  # [A12] a card of the taken identity reached the table
+    nm = st.g[G.NMELDS]
+    st.g[G.NMELDS] = apply_play(hand, st.melds, nm, act, seat)
     if tr is not None:
-        if act[A_TYPE] == PLAY_MELD:
+        if act[A.TYPE] == PLAY.MELD:
             row = st.melds[nm]
-            i = ev(tr, EV_MELD, st.g[G_ROUND], seat, nm, row[M_KIND], row[M_KEY], 0)
-            if row[M_KIND] == MELD_ESCALERA:
-                ev_push(tr, i, row[M_LO])
-                ev_push(tr, i, row[M_HI])
-                ev_push(tr, i, row[M_JMASK])
+            i = ev(tr, E.MELD, st.g[G.ROUND], seat, nm, row[M.KIND], row[M.KEY], 0)
+            if row[M.KIND] == MELD.ESCALERA:
+                ev_push(tr, i, row[M.LO])
+                ev_push(tr, i, row[M.HI])
+                ev_push(tr, i, row[M.JMASK])
             else:
                 for t in range(4):
-                    ev_push(tr, i, row[M_C0 + t])
+                    ev_push(tr, i, row[M.C0 + t])
         else:
             if tr is not None:
                 ev(
                     tr,
-                    EV_LAYOFF,
-                    st.g[G_ROUND],
+                    E.LAYOFF,
+                    st.g[G.ROUND],
                     seat,
-                    act[A_KIND],
-                    act[A_KEY],
-                    act[A_LO],
-                    act[A_HI],
+                    act[A.KIND],
+                    act[A.KEY],
+                    act[A.LO],
+                    act[A.HI],
                 )
     after = 0
     for i in range(N_IDS):
         after += hand[i]
-    st.s[seat, S_HAND_N] = after
-    st.s[seat, S_PLACED] = 1
-    if act[A_TYPE] == PLAY_MELD:
-        st.s[seat, S_MELDED] = 1
+    st.s[seat, S.HAND_N] = after
+    st.s[seat, S.PLACED] = 1
+    if act[A.TYPE] == PLAY.MELD:
+        st.s[seat, S.MELDED] = 1
     return before - after
 
 
@@ -518,13 +381,13 @@ def _chain_to(hand, melds, nm, R, c, plan, k):
         return -1
     s = c // 13
     r = c % 13 + 1
-    jpe = R[R_JOKERS_PER_ESC]
+    jpe = R[RULE.JOKERS_PER_ESCALERA]
     for i in range(nm):
-        if melds[i, M_KIND] != MELD_ESCALERA or melds[i, M_KEY] != s:
+        if melds[i, M.KIND] != MELD.ESCALERA or melds[i, M.KEY] != s:
             continue
-        lo = int(melds[i, M_LO])
-        hi = int(melds[i, M_HI])
-        free_j = jpe - popcount(melds[i, M_JMASK])
+        lo = int(melds[i, M.LO])
+        hi = int(melds[i, M.HI])
+        free_j = jpe - popcount(melds[i, M.JMASK])
         for side in range(2):
             p = r
             if r == 1:
@@ -560,18 +423,18 @@ def _chain_to(hand, melds, nm, R, c, plan, k):
                     card = cq
                 else:
                     card = JOKER
-                plan[kk, A_TYPE] = PLAY_LAYOFF
-                plan[kk, A_KIND] = i
-                plan[kk, A_KEY] = card
-                plan[kk, A_LO] = q
-                plan[kk, A_HI] = 0
+                plan[kk, A.TYPE] = PLAY.LAYOFF
+                plan[kk, A.KIND] = i
+                plan[kk, A.KEY] = card
+                plan[kk, A.LO] = q
+                plan[kk, A.HI] = 0
                 kk += 1
                 q += step
-            plan[kk, A_TYPE] = PLAY_LAYOFF
-            plan[kk, A_KIND] = i
-            plan[kk, A_KEY] = c
-            plan[kk, A_LO] = p
-            plan[kk, A_HI] = 0
+            plan[kk, A.TYPE] = PLAY.LAYOFF
+            plan[kk, A.KIND] = i
+            plan[kk, A.KEY] = c
+            plan[kk, A.LO] = p
+            plan[kk, A.HI] = 0
             return kk + 1
     return -1
 
@@ -591,23 +454,23 @@ def take_may_work(st, R, seat, c):
         total += k
         if t != s and k > 0:
             others += 1
-    if others >= 2 or (R[R_PIERNA_SUITS] == PIERNA_NOT_ALL_FOUR and total >= 2):
+    if others >= 2 or (R[RULE.PIERNA_SUITS] == PIERNA.NOT_ALL_FOUR and total >= 2):
         return True
     m = suit_positions(hand, s)
     m |= 1 << r
     if r == 1:
         m |= 1 << 14
-    if has_window(m, min(hand[JOKER], R[R_JOKERS_PER_ESC]), R[R_ESCALERA_MIN]):
+    if has_window(m, min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA]), R[RULE.ESCALERA_MIN]):
         return True
-    if R[R_DISCARD_TAKE] == TAKE_NEW_MELD_ONLY:
+    if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
         return False
-    for i in range(st.g[G_NMELDS]):
-        if st.melds[i, M_KIND] != MELD_ESCALERA:
-            if st.melds[i, M_KEY] == r:
+    for i in range(st.g[G.NMELDS]):
+        if st.melds[i, M.KIND] != MELD.ESCALERA:
+            if st.melds[i, M.KEY] == r:
                 return True
-        elif st.melds[i, M_KEY] == s:
-            lo = int(st.melds[i, M_LO])
-            hi = int(st.melds[i, M_HI])
+        elif st.melds[i, M.KEY] == s:
+            lo = int(st.melds[i, M.LO])
+            hi = int(st.melds[i, M.HI])
             for k in range(2 if r == 1 else 1):
                 p = r if r != 1 else (1 if k == 0 else 14)
                 if lo - 1 <= p <= hi + 1:
@@ -631,13 +494,13 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
     escalera. ``sh`` / ``sm`` are scratch hand / meld arrays.
     """
     hand = st.hands[seat]
-    hn = st.s[seat, S_HAND_N] + 1
-    keep_one = R[R_GO_OUT_DISCARD] == 1
+    hn = st.s[seat, S.HAND_N] + 1
+    keep_one = R[RULE.GO_OUT_NEEDS_DISCARD] == 1
     copy_rows(hand, sh, N_IDS)
     sh[c] += 1
-    nm = st.g[G_NMELDS]
+    nm = st.g[G.NMELDS]
     n = gen_new_melds(sh, hn, R, acts, 0)
-    if R[R_DISCARD_TAKE] == TAKE_NEW_MELD_ONLY:
+    if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
         for i in range(n):
             if consumes(acts[i], sh, c):
                 return 1
@@ -662,15 +525,15 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
         copy_rows(hand, sh, N_IDS)
         sh[c] += 1
         copy_rows2(st.melds, sm, nm)
-        copy_rows(acts[j], plan[0], AF)
+        copy_rows(acts[j], plan[0], A.SIZE)
         used = acts[j, 6]
         nm2 = apply_play(sh, sm, nm, acts[j], seat)
         k = _chain_to(sh, sm, nm2, R, c, plan, 1)
         if k < 0:
             n2 = gen_layoffs(sh, hn - used, sm, nm2, R, acts[nmeld:], 0)
             for i in range(n2):
-                if acts[nmeld + i, A_KEY] == c:
-                    copy_rows(acts[nmeld + i], plan[1], AF)
+                if acts[nmeld + i, A.KEY] == c:
+                    copy_rows(acts[nmeld + i], plan[1], A.SIZE)
                     k = 2
                     break
         if k > 0 and not (keep_one and hn - used - (k - 1) < 1):
@@ -681,7 +544,7 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
 @kernel(inline="always")
 def _decide(fn, st, R, seat, pub, params, acts, n, decision):
     fill_pub(st, R, seat, pub, decision)
-    st.g[G_DECISIONS] += 1
+    st.g[G.DECISIONS] += 1
     return fn(st.hands[seat, :N_IDS], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
 
 
@@ -691,48 +554,48 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
     g = st.g
     s = st.s
     hand = st.hands[seat]
-    if g[G_STOCK_N] == 0:
+    if g[G.STOCK_N] == 0:
         rebuild_stock(st, R, tr)  # [A13]
-    top = st.pile[g[G_PILE_N] - 1] if g[G_PILE_N] > 0 else -1
+    top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
     kplan = 0
     if top >= 0 and take_may_work(st, R, seat, top):
         kplan = plan_take(st, R, seat, top, plan, acts, sh, sm)
-    if g[G_STOCK_N] == 0 and kplan == 0:
-        g[G_VOID_REASON] = VOID_STOCK  # [A14]
+    if g[G.STOCK_N] == 0 and kplan == 0:
+        g[G.VOID_REASON] = VOID.STOCK  # [A14]
         return TURN_VOID
     nopt = 0
-    if g[G_STOCK_N] > 0:
-        acts[nopt, 0] = DRAW_STOCK
+    if g[G.STOCK_N] > 0:
+        acts[nopt, 0] = DRAW.STOCK
         nopt += 1
     if kplan > 0:
-        acts[nopt, 0] = DRAW_DISCARD
+        acts[nopt, 0] = DRAW.DISCARD
         nopt += 1
     ch = 0
     if nopt > 1:
-        ch = _decide(draw_fns[seat], st, R, seat, pub, params, acts, nopt, DEC_DRAW)
+        ch = _decide(draw_fns[seat], st, R, seat, pub, params, acts, nopt, DEC.DRAW)
         if ch < 0 or ch >= nopt:
             ch = 0
-    if acts[ch, 0] == DRAW_DISCARD:
-        g[G_PILE_N] -= 1
-        st.pile[g[G_PILE_N]] = -1
+    if acts[ch, 0] == DRAW.DISCARD:
+        g[G.PILE_N] -= 1
+        st.pile[g[G.PILE_N]] = -1
         hand[top] += 1
-        s[seat, S_HAND_N] += 1
-        g[G_TAKEN] = top
+        s[seat, S.HAND_N] += 1
+        g[G.TAKEN] = top
         if tr is not None:
-            ev(tr, EV_DRAW, g[G_ROUND], seat, DRAW_DISCARD, top, 0, 0)
+            ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
         if kplan == 1:  # the policy picks which play puts the card down
             n = gen_plays(st, R, seat, acts)
             m = 0
-            only_melds = R[R_DISCARD_TAKE] == TAKE_NEW_MELD_ONLY
+            only_melds = R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY
             for i in range(n):
-                if only_melds and acts[i, A_TYPE] != PLAY_MELD:
+                if only_melds and acts[i, A.TYPE] != PLAY.MELD:
                     continue
                 if consumes(acts[i], hand, top):
-                    copy_rows(acts[i], acts[m], AF)
+                    copy_rows(acts[i], acts[m], A.SIZE)
                     m += 1
             k = 0
             if m > 1:
-                k = _decide(play_fns[seat], st, R, seat, pub, params, acts, m, DEC_PLAY)
+                k = _decide(play_fns[seat], st, R, seat, pub, params, acts, m, DEC.PLAY)
                 if k < 0 or k >= m:
                     k = 0
             if m > 0:  # plan_take found this play; m == 0 would be an engine bug
@@ -740,26 +603,26 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         else:
             for i in range(kplan):
                 do_play(st, seat, plan[i], tr)
-        g[G_TAKEN] = -1
+        g[G.TAKEN] = -1
     else:
-        g[G_STOCK_N] -= 1
-        hand[st.stock[g[G_STOCK_N]]] += 1
-        s[seat, S_HAND_N] += 1
+        g[G.STOCK_N] -= 1
+        hand[st.stock[g[G.STOCK_N]]] += 1
+        s[seat, S.HAND_N] += 1
         if tr is not None:
-            ev(tr, EV_DRAW, g[G_ROUND], seat, DRAW_STOCK, st.stock[g[G_STOCK_N]], 0, 0)
+            ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
     # [A9] any number of plays, in any order
-    while s[seat, S_HAND_N] > 0:
+    while s[seat, S.HAND_N] > 0:
         n = gen_plays(st, R, seat, acts)
         if n == 0:
             break
-        k = _decide(play_fns[seat], st, R, seat, pub, params, acts, n, DEC_PLAY)
+        k = _decide(play_fns[seat], st, R, seat, pub, params, acts, n, DEC.PLAY)
         if k < 0 or k >= n:
             break
         do_play(st, seat, acts[k], tr)
-    if s[seat, S_HAND_N] == 0:
+    if s[seat, S.HAND_N] == 0:
         return TURN_OUT  # [A25] out by plays
     # discard ([A24] jokers only when the hand is all jokers, unless allowed)
-    hn = s[seat, S_HAND_N]
+    hn = s[seat, S.HAND_N]
     only_jokers = hand[JOKER] == hn
     n = 0
     held = held_bits(hand)[0] & ((1 << JOKER) - 1)  # the naturals held, one bit each
@@ -768,22 +631,22 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         acts[n, 0] = bit_index(low)
         n += 1
         held ^= low
-    if hand[JOKER] > 0 and (R[R_JOKER_DISCARD] != JOKER_DISCARD_LAST_ONLY or only_jokers):
+    if hand[JOKER] > 0 and (R[RULE.JOKER_DISCARD] != JOKER_DISCARD.LAST_ONLY or only_jokers):
         acts[n, 0] = JOKER
         n += 1
     k = 0
     if n > 1:
-        k = _decide(discard_fns[seat], st, R, seat, pub, params, acts, n, DEC_DISCARD)
+        k = _decide(discard_fns[seat], st, R, seat, pub, params, acts, n, DEC.DISCARD)
         if k < 0 or k >= n:
             k = 0
     cid = acts[k, 0]
     hand[cid] -= 1
-    s[seat, S_HAND_N] -= 1
-    st.pile[g[G_PILE_N]] = cid
-    g[G_PILE_N] += 1
+    s[seat, S.HAND_N] -= 1
+    st.pile[g[G.PILE_N]] = cid
+    g[G.PILE_N] += 1
     if tr is not None:
-        ev(tr, EV_DISCARD, g[G_ROUND], seat, 0, cid, 0, 0)
-    if s[seat, S_HAND_N] == 0:
+        ev(tr, E.DISCARD, g[G.ROUND], seat, 0, cid, 0, 0)
+    if s[seat, S.HAND_N] == 0:
         return TURN_OUT  # [A25] out by the last discard
     return TURN_ON
 
@@ -792,21 +655,21 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
 def score_round(st, R, out):
     """[A27]/[A28] apply the round's penalties and the one-turn bonus all at once."""
     s = st.s
-    for q in range(st.g[G_NP]):
-        if s[q, S_STATUS] != ST_ACTIVE:
+    for q in range(st.g[G.NP]):
+        if s[q, S.STATUS] != ST.ACTIVE:
             continue
         if q == out:
-            pen = -R[R_ONE_TURN_BONUS] if s[q, S_BONUS] == 1 else 0
+            pen = -R[RULE.ONE_TURN_BONUS] if s[q, S.BONUS] == 1 else 0
         else:
-            pen = hand_value(st.hands[q], R[R_ACE_VALUE], R[R_JOKER_VALUE])
-        old = s[q, S_SCORE]
+            pen = hand_value(st.hands[q], R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
+        old = s[q, S.SCORE]
         new = old + pen
-        if R[R_HAS_FLOOR] == 1 and new < R[R_SCORE_FLOOR]:
-            new = R[R_SCORE_FLOOR]
-        s[q, S_PENALTY] = new - old
-        s[q, S_SCORE] = new
-    if out >= 0 and s[out, S_BONUS] == 1:
-        st.g[G_BONUSES] += 1
+        if R[RULE.HAS_SCORE_FLOOR] == 1 and new < R[RULE.SCORE_FLOOR]:
+            new = R[RULE.SCORE_FLOOR]
+        s[q, S.PENALTY] = new - old
+        s[q, S.SCORE] = new
+    if out >= 0 and s[out, S.BONUS] == 1:
+        st.g[G.BONUSES] += 1
 
 
 @kernel
@@ -818,106 +681,106 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
     acts, pub = bufs[0], bufs[2]
     g = st.g
     s = st.s
-    np_ = g[G_NP]
+    np_ = g[G.NP]
     n_over = 0
     n_surv = 0
     target = -(1 << 40)
     for q in range(np_):
-        if s[q, S_STATUS] != ST_ACTIVE:
-            rstat[q] = RS_ELIMINATED
+        if s[q, S.STATUS] != ST.ACTIVE:
+            rstat[q] = RS.ELIMINATED
             continue
-        rstat[q] = RS_ACTIVE
-        if s[q, S_SCORE] >= R[R_ELIM]:
-            s[q, S_STATUS] = ST_OVER
+        rstat[q] = RS.ACTIVE
+        if s[q, S.SCORE] >= R[RULE.ELIMINATION_SCORE]:
+            s[q, S.STATUS] = ST.OVER
             n_over += 1
             if tr is not None:
-                ev(tr, EV_OVER, g[G_ROUND], q, s[q, S_SCORE], 0, 0, 0)
+                ev(tr, E.OVER, g[G.ROUND], q, s[q, S.SCORE], 0, 0, 0)
         else:
             n_surv += 1
-            if s[q, S_SCORE] > target:
-                target = s[q, S_SCORE]
+            if s[q, S.SCORE] > target:
+                target = s[q, S.SCORE]
     if n_over > 0:
-        rebuy_open = n_surv >= 2 or (n_surv == 1 and R[R_REBUY_ONE_SURVIVOR] == 1)  # [A31]
+        rebuy_open = n_surv >= 2 or (n_surv == 1 and R[RULE.REBUY_WITH_ONE_SURVIVOR] == 1)  # [A31]
         for q in range(np_):
-            if s[q, S_STATUS] != ST_OVER:
+            if s[q, S.STATUS] != ST.OVER:
                 continue
             yes = 0
-            if rebuy_open and s[q, S_REBUYS] < R[R_MAX_REBUYS]:  # [A30]
+            if rebuy_open and s[q, S.REBUYS] < R[RULE.MAX_REBUYS]:  # [A30]
                 acts[0, 0] = 0
                 acts[1, 0] = 1
-                fill_pub(st, R, q, pub, DEC_REBUY)
-                pub[PUB_REBUY_SCORE] = target
-                g[G_DECISIONS] += 1
+                fill_pub(st, R, q, pub, DEC.REBUY)
+                pub[PUB.REBUY_SCORE] = target
+                g[G.DECISIONS] += 1
                 yes = rebuy_fns[q](
                     st.hands[q, :N_IDS], st.melds, st.pile, pub, params[q], st.rng[2:], acts, 2
                 )
             if yes == 1:
-                s[q, S_REBUYS] += 1
-                s[q, S_PAID] += R[R_REBUY_COST]
-                g[G_POT] += R[R_REBUY_COST]
-                s[q, S_SCORE] = target
-                rstat[q] = RS_REBOUGHT
+                s[q, S.REBUYS] += 1
+                s[q, S.PAID] += R[RULE.REBUY_COST]
+                g[G.POT] += R[RULE.REBUY_COST]
+                s[q, S.SCORE] = target
+                rstat[q] = RS.REBOUGHT
                 if tr is not None:
-                    ev(tr, EV_REBUY, g[G_ROUND], q, target, g[G_POT], s[q, S_REBUYS], 0)
+                    ev(tr, E.REBUY, g[G.ROUND], q, target, g[G.POT], s[q, S.REBUYS], 0)
             else:  # [A32]
-                rstat[q] = RS_OVER
+                rstat[q] = RS.OVER
         for q in range(np_):
-            if s[q, S_STATUS] == ST_OVER:
-                if rstat[q] == RS_REBOUGHT:
-                    s[q, S_STATUS] = ST_ACTIVE
+            if s[q, S.STATUS] == ST.OVER:
+                if rstat[q] == RS.REBOUGHT:
+                    s[q, S.STATUS] = ST.ACTIVE
                 else:
-                    s[q, S_STATUS] = ST_OUT
-                    s[q, S_ELIM_ROUND] = g[G_ROUND]
+                    s[q, S.STATUS] = ST.OUT
+                    s[q, S.ELIM_ROUND] = g[G.ROUND]
                     if tr is not None:
-                        ev(tr, EV_ELIM, g[G_ROUND], q, s[q, S_SCORE], 0, 0, 0)
+                        ev(tr, E.ELIM, g[G.ROUND], q, s[q, S.SCORE], 0, 0, 0)
     if n_active(st) <= 1:  # [A33]
         for q in range(np_):
-            if s[q, S_STATUS] == ST_ACTIVE:
-                g[G_WINNER] = q
-                s[q, S_WON] = g[G_POT]
-        g[G_DONE] = 1
+            if s[q, S.STATUS] == ST.ACTIVE:
+                g[G.WINNER] = q
+                s[q, S.WON] = g[G.POT]
+        g[G.DONE] = 1
 
 
 @kernel
 def finish_places(st):
     """Place 1 = winner; the others by how long they lasted (ties share a place)."""
     s = st.s
-    np_ = st.g[G_NP]
+    np_ = st.g[G.NP]
     big = 1 << 30
     for q in range(np_):
-        kq = big if s[q, S_ELIM_ROUND] < 0 else s[q, S_ELIM_ROUND]
+        kq = big if s[q, S.ELIM_ROUND] < 0 else s[q, S.ELIM_ROUND]
         better = 0
         for o in range(np_):
-            ko = big if s[o, S_ELIM_ROUND] < 0 else s[o, S_ELIM_ROUND]
+            ko = big if s[o, S.ELIM_ROUND] < 0 else s[o, S.ELIM_ROUND]
             if ko > kq:
                 better += 1
-        s[q, S_PLACE] = better + 1
+        s[q, S.PLACE] = better + 1
 
 
 @jit
 def new_bufs(R):
     """Scratch arrays for one game: acts, plan, pub (rules filled in), hand, melds, statuses."""
-    pub = np.zeros(PUB_SIZE, dtype=np.int32)
-    for i in range(R_SIZE):
-        pub[PUB_RULES + i] = R[i]
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    for i in range(RULE.SIZE):
+        pub[PUB.RULES + i] = R[i]
     return (
-        np.zeros((MAX_ACTS, AF), dtype=np.int16),
-        np.zeros((MAX_CARDS, AF), dtype=np.int16),
+        np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
+        np.zeros((MAX_CARDS, A.SIZE), dtype=np.int16),
         pub,
         np.zeros(HAND_W, dtype=np.int8),
-        np.zeros((MAX_MELDS, MF), dtype=np.int16),
+        np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
     )
 
 
 @jit
 def new_trace(ev_cap, pay_cap):
-    """An event trace buffer: events int32[ev_cap, EF], payload int16[pay_cap], counters
+    """An event trace buffer: events int32[ev_cap, EV.SIZE], payload int16[pay_cap], counters
     int64[3] (events, payload used, overflow). Pass it as ``tr`` to :func:`step` /
     :func:`play_game`; pass ``None`` for no trace (the batch kernel): Numba then compiles every
     ``if tr is not None`` block away, so batches pay nothing for tracing."""
     return (
-        np.zeros((ev_cap, EF), dtype=np.int32),
+        np.zeros((ev_cap, EV.SIZE), dtype=np.int32),
         np.zeros(pay_cap, dtype=np.int16),
         np.zeros(3, dtype=np.int64),
     )
@@ -926,67 +789,67 @@ def new_trace(ev_cap, pay_cap):
 @kernel
 def end_round(st, R, out, tr):
     """A round ended (``out`` went out, or -1: void). Score it at once ([A27]-[A28]); the
-    settlement ([A29]-[A33]) is the next step, PH_SETTLE, so a game can be forked right
+    settlement ([A29]-[A33]) is the next step, PH.SETTLE, so a game can be forked right
     before its rebuy decisions."""
     g = st.g
-    g[G_OUT] = out
+    g[G.OUT] = out
     if out < 0:  # [A14] void: no score changes
-        g[G_VOIDS] += 1
-        for q in range(g[G_NP]):
-            st.s[q, S_PENALTY] = 0
+        g[G.VOIDS] += 1
+        for q in range(g[G.NP]):
+            st.s[q, S.PENALTY] = 0
         if tr is not None:
-            ev(tr, EV_VOID, g[G_ROUND], -1, g[G_VOID_REASON], 0, 0, 0)
+            ev(tr, E.VOID, g[G.ROUND], -1, g[G.VOID_REASON], 0, 0, 0)
     else:
         score_round(st, R, out)
         if tr is not None:
-            ev(tr, EV_OUT, g[G_ROUND], out, st.s[out, S_BONUS], 0, 0, 0)
-            i = ev(tr, EV_SCORE, g[G_ROUND], -1, 0, 0, 0, 0)
-            for q in range(g[G_NP]):
-                ev_push(tr, i, st.s[q, S_PENALTY] if st.s[q, S_STATUS] == ST_ACTIVE else 0)
-            for q in range(g[G_NP]):
-                ev_push(tr, i, st.s[q, S_SCORE])
-    g[G_PHASE] = PH_SETTLE
+            ev(tr, E.OUT, g[G.ROUND], out, st.s[out, S.BONUS], 0, 0, 0)
+            i = ev(tr, E.SCORE, g[G.ROUND], -1, 0, 0, 0, 0)
+            for q in range(g[G.NP]):
+                ev_push(tr, i, st.s[q, S.PENALTY] if st.s[q, S.STATUS] == ST.ACTIVE else 0)
+            for q in range(g[G.NP]):
+                ev_push(tr, i, st.s[q, S.SCORE])
+    g[G.PHASE] = PH.SETTLE
 
 
 @kernel
 def settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr):
-    """PH_SETTLE: over / rebuys / elimination / end of game ([A29]-[A33]); record the round;
+    """PH.SETTLE: over / rebuys / elimination / end of game ([A29]-[A33]); record the round;
     pass the deal ([A5])."""
     g = st.g
     s = st.s
     rstat = bufs[5]
-    out = g[G_OUT]
+    out = g[G.OUT]
     if out < 0:
-        for q in range(g[G_NP]):
-            rstat[q] = RS_ACTIVE if s[q, S_STATUS] == ST_ACTIVE else RS_ELIMINATED
+        for q in range(g[G.NP]):
+            rstat[q] = RS.ACTIVE if s[q, S.STATUS] == ST.ACTIVE else RS.ELIMINATED
     else:
         settle_round(st, R, rebuy_fns, params, bufs, rstat, tr)
-    r = g[G_ROUND] - 1
+    r = g[G.ROUND] - 1
     if r < rounds_rows.shape[0]:
-        for q in range(g[G_NP]):
+        for q in range(g[G.NP]):
             row = rounds_rows[r, q]
-            row[RR_DEALER] = g[G_DEALER]
-            row[RR_OUT] = 1 if q == out else 0
-            row[RR_BONUS] = 1 if q == out and s[q, S_BONUS] == 1 else 0
-            row[RR_PENALTY] = s[q, S_PENALTY] if rstat[q] != RS_ELIMINATED else 0
-            row[RR_SCORE] = s[q, S_SCORE]
-            row[RR_STATUS] = rstat[q]
-            row[RR_TURNS] = g[G_TURN]
-            row[RR_RESHUFFLES] = g[G_RESHUFFLES]
-            row[RR_VOID] = 1 if out < 0 else 0
-    if g[G_DONE] == 1:
+            row[RR.DEALER] = g[G.DEALER]
+            row[RR.WENT_OUT] = 1 if q == out else 0
+            row[RR.ONE_TURN_BONUS] = 1 if q == out and s[q, S.BONUS] == 1 else 0
+            row[RR.PENALTY] = s[q, S.PENALTY] if rstat[q] != RS.ELIMINATED else 0
+            row[RR.SCORE_AFTER] = s[q, S.SCORE]
+            row[RR.STATUS] = rstat[q]
+            row[RR.TURNS] = g[G.TURN]
+            row[RR.RESHUFFLES] = g[G.RESHUFFLES]
+            row[RR.VOID] = 1 if out < 0 else 0
+    if g[G.DONE] == 1:
         finish_places(st)
-        g[G_PHASE] = PH_DONE
+        g[G.PHASE] = PH.DONE
         if tr is not None:
-            ev(tr, EV_END, g[G_ROUND], g[G_WINNER], g[G_WINNER], g[G_ROUND], g[G_POT], 0)
+            ev(tr, E.END, g[G.ROUND], g[G.WINNER], g[G.WINNER], g[G.ROUND], g[G.POT], 0)
     else:
-        g[G_DEALER] = next_active(st, g[G_DEALER])  # [A5]
-        g[G_PHASE] = PH_DEAL
+        g[G.DEALER] = next_active(st, g[G.DEALER])  # [A5]
+        g[G.PHASE] = PH.DEAL
 
 
 @kernel
 def play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, limit):
-    """PH_TURN: play up to ``limit`` turns, fewer when the round ends (it is then scored,
+    """PH.TURN: play up to ``limit`` turns, fewer when the round ends (it is then scored,
     [A27]-[A28]). Returns the phase. The turn loop lives here, with :func:`play_turn` inlined,
     so that a batch pays one call per round instead of one per turn (measured: -15% per turn).
     """
@@ -994,32 +857,32 @@ def play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, limit):
     g = st.g
     s = st.s
     for _ in range(limit):
-        if g[G_PHASE] != PH_TURN:
+        if g[G.PHASE] != PH.TURN:
             break
-        seat = g[G_CUR]
-        placed_before = s[seat, S_PLACED]
+        seat = g[G.CUR]
+        placed_before = s[seat, S.PLACED]
         res = play_turn(
             st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr
         )
-        g[G_TURN] += 1
-        g[G_TURNS] += 1
+        g[G.TURN] += 1
+        g[G.TURNS] += 1
         if res == TURN_OUT:
-            s[seat, S_BONUS] = 1 if placed_before == 0 else 0  # [A28]
+            s[seat, S.BONUS] = 1 if placed_before == 0 else 0  # [A28]
             end_round(st, R, seat, tr)
         elif res == TURN_VOID:
             end_round(st, R, -1, tr)
-        elif g[G_TURN] >= R[R_MAX_TURNS]:
-            g[G_VOID_REASON] = VOID_TURN_CAP  # [A14]
+        elif g[G.TURN] >= R[RULE.MAX_TURNS_PER_ROUND]:
+            g[G.VOID_REASON] = VOID.TURN_CAP  # [A14]
             end_round(st, R, -1, tr)
         else:
-            g[G_CUR] = next_active(st, seat)
-    return g[G_PHASE]
+            g[G.CUR] = next_active(st, seat)
+    return g[G.PHASE]
 
 
 @kernel
 def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr):
-    """Advance the game by one transition: PH_DEAL deals, PH_TURN plays one turn (and scores
-    the round if it ends), PH_SETTLE settles the round (rebuys, elimination, game end).
+    """Advance the game by one transition: PH.DEAL deals, PH.TURN plays one turn (and scores
+    the round if it ends), PH.SETTLE settles the round (rebuys, elimination, game end).
 
     ``decks[r]`` (top first), when ``r < len(decks)`` and the row starts with a card >= 0,
     is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
@@ -1027,30 +890,30 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
     """
     g = st.g
     s = st.s
-    phase = g[G_PHASE]
-    if phase == PH_DEAL:
-        r = g[G_ROUND]
-        if r >= R[R_MAX_ROUNDS]:  # [A14b] unfinished: the pot goes back
-            for q in range(g[G_NP]):
-                s[q, S_WON] = s[q, S_PAID]
-            g[G_DONE] = 1
+    phase = g[G.PHASE]
+    if phase == PH.DEAL:
+        r = g[G.ROUND]
+        if r >= R[RULE.MAX_ROUNDS_PER_GAME]:  # [A14b] unfinished: the pot goes back
+            for q in range(g[G.NP]):
+                s[q, S.WON] = s[q, S.PAID]
+            g[G.DONE] = 1
             finish_places(st)
-            g[G_PHASE] = PH_DONE
+            g[G.PHASE] = PH.DONE
             if tr is not None:
-                ev(tr, EV_END, r, -1, -1, r, g[G_POT], 0)
-            return PH_DONE
-        g[G_ROUND] += 1
+                ev(tr, E.END, r, -1, -1, r, g[G.POT], 0)
+            return PH.DONE
+        g[G.ROUND] += 1
         k = min(r, decks.shape[0] - 1)
-        dn = g[G_DECK_N] if (r < decks.shape[0] and decks[k, 0] >= 0) else 0
+        dn = g[G.DECK_N] if (r < decks.shape[0] and decks[k, 0] >= 0) else 0
         deal_round(st, R, decks[k], dn, tr)
-        g[G_VOID_REASON] = VOID_NONE
-        g[G_PHASE] = PH_TURN
-        return PH_TURN
-    if phase == PH_TURN:
+        g[G.VOID_REASON] = VOID.NONE
+        g[G.PHASE] = PH.TURN
+        return PH.TURN
+    if phase == PH.TURN:
         return play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, 1)
-    if phase == PH_SETTLE:
+    if phase == PH.SETTLE:
         settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr)
-    return g[G_PHASE]
+    return g[G.PHASE]
 
 
 @kernel
@@ -1058,9 +921,19 @@ def play_game(
     st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr
 ):
     """Run :func:`step` until the game is over (a round's turns in one :func:`play_turns`)."""
-    while st.g[G_PHASE] != PH_DONE:
-        if st.g[G_PHASE] == PH_TURN:
-            play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, R[R_MAX_TURNS] + 1)
+    while st.g[G.PHASE] != PH.DONE:
+        if st.g[G.PHASE] == PH.TURN:
+            play_turns(
+                st,
+                R,
+                draw_fns,
+                play_fns,
+                discard_fns,
+                params,
+                bufs,
+                tr,
+                R[RULE.MAX_TURNS_PER_ROUND] + 1,
+            )
         else:
             step(
                 st,

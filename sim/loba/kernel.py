@@ -2,11 +2,11 @@
 slices of a chunk on several threads, :func:`sim.runner.in_slices`).
 
 Input contract of :func:`run_games` (the runner builds these; see :mod:`sim.runner`):
-``R`` int64[R_SIZE] rule array; ``n_players`` 2..5; ``seed`` uint64-able int; games
+``R`` int64[RULE.SIZE] rule array; ``n_players`` 2..5; ``seed`` uint64-able int; games
 ``start .. start+count-1``; four ``UniTuple(FunctionType(DECIDE_SIG), MAX_SEATS)`` of decision
-functions; ``params`` float64[MAX_SEATS, N_PARAMS]; outputs ``games_out`` int64[count, GR_SIZE],
-``seats_out`` int64[count, MAX_SEATS, SR_SIZE] and ``rounds_out``
-int32[count or 1, max_rounds or 0, MAX_SEATS, RR_SIZE]. Game ``start+i`` writes only row ``i``,
+functions; ``params`` float64[MAX_SEATS, N_PARAMS]; outputs ``games_out`` int64[count, GR.SIZE],
+``seats_out`` int64[count, MAX_SEATS, SR.SIZE] and ``rounds_out``
+int32[count or 1, max_rounds or 0, MAX_SEATS, RR.SIZE]. Game ``start+i`` writes only row ``i``,
 so results do not depend on the thread count or on how a run is cut into chunks.
 """
 
@@ -17,60 +17,28 @@ import numpy as np
 from ..jit import jit
 from ..rng import seed_game
 from .engine import new_bufs, new_state, play_game, start_game
-from .layout import (
-    G_BONUSES,
-    G_DECISIONS,
-    G_FIRST_DEALER,
-    G_POT,
-    G_RESHUFFLES_TOTAL,
-    G_ROUND,
-    G_TURNS,
-    G_VOIDS,
-    G_WINNER,
-    GR_BONUSES,
-    GR_DECISIONS,
-    GR_FIRST_DEALER,
-    GR_POT,
-    GR_RESHUFFLES,
-    GR_ROUNDS,
-    GR_TURNS,
-    GR_VOIDS,
-    GR_WINNER,
-    MAX_CARDS,
-    S_ELIM_ROUND,
-    S_PAID,
-    S_PLACE,
-    S_REBUYS,
-    S_SCORE,
-    S_WON,
-    SR_ELIM_ROUND,
-    SR_PAID,
-    SR_PLACE,
-    SR_REBUYS,
-    SR_SCORE,
-    SR_WON,
-)
+from .layout import GR, MAX_CARDS, SR, G, S
 
 
 @jit
 def write_records(st, games_row, seats_rows):
     g = st.g
-    games_row[GR_WINNER] = g[G_WINNER]
-    games_row[GR_ROUNDS] = g[G_ROUND]
-    games_row[GR_TURNS] = g[G_TURNS]
-    games_row[GR_VOIDS] = g[G_VOIDS]
-    games_row[GR_POT] = g[G_POT]
-    games_row[GR_RESHUFFLES] = g[G_RESHUFFLES_TOTAL]
-    games_row[GR_BONUSES] = g[G_BONUSES]
-    games_row[GR_FIRST_DEALER] = g[G_FIRST_DEALER]
-    games_row[GR_DECISIONS] = g[G_DECISIONS]
+    games_row[GR.WINNER] = g[G.WINNER]
+    games_row[GR.ROUNDS] = g[G.ROUND]
+    games_row[GR.TURNS] = g[G.TURNS]
+    games_row[GR.VOID_ROUNDS] = g[G.VOIDS]
+    games_row[GR.POT] = g[G.POT]
+    games_row[GR.RESHUFFLES] = g[G.RESHUFFLES_TOTAL]
+    games_row[GR.ONE_TURN_BONUSES] = g[G.BONUSES]
+    games_row[GR.FIRST_DEALER] = g[G.FIRST_DEALER]
+    games_row[GR.DECISIONS] = g[G.DECISIONS]
     for q in range(st.s.shape[0]):
-        seats_rows[q, SR_SCORE] = st.s[q, S_SCORE]
-        seats_rows[q, SR_REBUYS] = st.s[q, S_REBUYS]
-        seats_rows[q, SR_ELIM_ROUND] = st.s[q, S_ELIM_ROUND]
-        seats_rows[q, SR_PLACE] = st.s[q, S_PLACE]
-        seats_rows[q, SR_PAID] = st.s[q, S_PAID]
-        seats_rows[q, SR_WON] = st.s[q, S_WON]
+        seats_rows[q, SR.FINAL_SCORE] = st.s[q, S.SCORE]
+        seats_rows[q, SR.REBUYS] = st.s[q, S.REBUYS]
+        seats_rows[q, SR.ELIMINATED_ROUND] = st.s[q, S.ELIM_ROUND]
+        seats_rows[q, SR.PLACE] = st.s[q, S.PLACE]
+        seats_rows[q, SR.PAID] = st.s[q, S.PAID]
+        seats_rows[q, SR.WON] = st.s[q, S.WON]
 
 
 @jit

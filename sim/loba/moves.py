@@ -1,9 +1,9 @@
 """Meld rules of Loba de Menos as compiled array code: judging, enumerating and applying plays.
 
 Input contract (all functions): ``hand`` is ``int8[53]`` card counts (sim.cards identities);
-``melds`` is ``int16[MAX_MELDS, MF]`` with ``nm`` rows in use (sim.loba.layout ``M_*``);
+``melds`` is ``int16[MAX_MELDS, M.SIZE]`` with ``nm`` rows in use (sim.loba.layout ``M_*``);
 ``R`` is the ``int64`` rule array of :meth:`sim.rules.RuleSet.to_array`; ``acts`` is
-``int16[MAX_ACTS, AF]`` play rows (``A_*``). Positions 1..14 are escalera positions
+``int16[MAX_ACTS, A.SIZE]`` play rows (``A_*``). Positions 1..14 are escalera positions
 (1 = low ace, 14 = high ace).
 
 The action list built here is the engine's canonical set of legal plays: every new meld from
@@ -20,40 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel
-from ..rules import (
-    PIERNA_EXACTLY_THREE,
-    R_DECKS,
-    R_ESCALERA_MIN,
-    R_GO_OUT_DISCARD,
-    R_JOKER_END_MOVE,
-    R_JOKERS_PER_ESC,
-    R_PIERNA_SUITS,
-)
-from .layout import (
-    A_HI,
-    A_JMASK,
-    A_KEY,
-    A_KIND,
-    A_LO,
-    A_N,
-    A_TYPE,
-    HAND_W,
-    JOKER,
-    M_C0,
-    M_HI,
-    M_JMASK,
-    M_KEY,
-    M_KIND,
-    M_LO,
-    M_N,
-    M_OWNER,
-    MAX_ACTS,
-    MAX_MELDS,
-    MELD_ESCALERA,
-    MELD_PIERNA,
-    PLAY_LAYOFF,
-    PLAY_MELD,
-)
+from .layout import HAND_W, JOKER, MAX_ACTS, MAX_MELDS, MELD, PLAY, A, M
+from .rules import PIERNA, RULE
 
 # reasons a card multiset is not a meld (texts in sim.melds.REASONS)
 OK = 0
@@ -210,7 +178,7 @@ def judge_meld(counts, R):
         return BAD_TOO_FEW, -1, 0, 0, 0, 0
     if nat < 2:
         return BAD_FEW_NATURALS, -1, 0, 0, 0, 0
-    decks = R[R_DECKS]
+    decks = R[RULE.DECKS]
     # one rank?
     rank = -1
     one_rank = True
@@ -239,21 +207,21 @@ def judge_meld(counts, R):
             if c > 0:
                 smask |= 1 << s
         ns = popcount(smask)
-        if R[R_PIERNA_SUITS] == PIERNA_EXACTLY_THREE:
+        if R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE:
             if ns != 3:
                 return BAD_PIERNA_SUITS, -1, 0, 0, 0, 0
         elif ns == 4:
             return BAD_ALL_FOUR, -1, 0, 0, 0, 0
-        return OK, MELD_PIERNA, rank, smask, 0, 0
+        return OK, MELD.PIERNA, rank, smask, 0, 0
     if not one_suit:
         return BAD_MIXED, -1, 0, 0, 0, 0
     # escalera of `suit`
     for i in range(13):
         if counts[suit * 13 + i] > 1:
             return BAD_DUP_RANK, -1, 0, 0, 0, 0
-    if jokers > R[R_JOKERS_PER_ESC]:
+    if jokers > R[RULE.JOKERS_PER_ESCALERA]:
         return BAD_TOO_MANY_JOKERS, -1, 0, 0, 0, 0
-    if n < R[R_ESCALERA_MIN]:
+    if n < R[RULE.ESCALERA_MIN]:
         return BAD_SHORT, -1, 0, 0, 0, 0
     if n > 13:
         return BAD_TOO_LONG, -1, 0, 0, 0, 0
@@ -298,19 +266,19 @@ def judge_meld(counts, R):
         else:
             return BAD_TOO_LONG, -1, 0, 0, 0, 0
         extra -= 1
-    return OK, MELD_ESCALERA, suit, lo, hi, jmask
+    return OK, MELD.ESCALERA, suit, lo, hi, jmask
 
 
 @kernel
 def _emit(acts, n, typ, kind, key, lo, hi, jmask, k):
     if n < MAX_ACTS:
-        acts[n, A_TYPE] = typ
-        acts[n, A_KIND] = kind
-        acts[n, A_KEY] = key
-        acts[n, A_LO] = lo
-        acts[n, A_HI] = hi
-        acts[n, A_JMASK] = jmask
-        acts[n, A_N] = k
+        acts[n, A.TYPE] = typ
+        acts[n, A.KIND] = kind
+        acts[n, A.KEY] = key
+        acts[n, A.LO] = lo
+        acts[n, A.HI] = hi
+        acts[n, A.JMASK] = jmask
+        acts[n, A.N] = k
         return n + 1
     return n
 
@@ -319,27 +287,27 @@ def _emit(acts, n, typ, kind, key, lo, hi, jmask, k):
 def _emit_pierna(hand, hand_n, keep_one, acts, n, r, smask, k):
     """A pierna of rank r with every copy of the suits in smask. Under the [A26] variant, if it
     would empty the hand, offer it with one copy of a doubled suit left in hand instead
-    (A_HI = suit + 1 marks the copy kept)."""
+    (A.HI = suit + 1 marks the copy kept)."""
     if not (keep_one and k >= hand_n):
-        return _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, smask, 0, 0, k)
+        return _emit(acts, n, PLAY.MELD, MELD.PIERNA, r, smask, 0, 0, k)
     if k - 1 < 3:
         return n
     for s in range(4):
         if (smask >> s) & 1 and hand[s * 13 + r - 1] >= 2:
-            n = _emit(acts, n, PLAY_MELD, MELD_PIERNA, r, smask, s + 1, 0, k - 1)
+            n = _emit(acts, n, PLAY.MELD, MELD.PIERNA, r, smask, s + 1, 0, k - 1)
     return n
 
 
 @kernel
 def gen_new_melds(hand, hand_n, R, acts, n):
     """Append every new meld the hand can put down (maximal forms); returns the new count."""
-    keep_one = R[R_GO_OUT_DISCARD] == 1  # [A26] variant: plays may not empty the hand
-    exactly_three = R[R_PIERNA_SUITS] == PIERNA_EXACTLY_THREE
+    keep_one = R[RULE.GO_OUT_NEEDS_DISCARD] == 1  # [A26] variant: plays may not empty the hand
+    exactly_three = R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
     masks = suit_masks(hand)
     ma, mb, mc, md = masks[0] & 0x3FFE, masks[1] & 0x3FFE, masks[2] & 0x3FFE, masks[3] & 0x3FFE
     ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))  # three suits or more
     if not exactly_three:  # or three cards in two suits (a pair), or three copies of one card
-        if R[R_DECKS] <= 2:
+        if R[RULE.DECKS] <= 2:
             ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
         else:
             ranks = 0x3FFE
@@ -363,8 +331,8 @@ def gen_new_melds(hand, hand_n, R, acts, n):
                 n = _emit_pierna(hand, hand_n, keep_one, acts, n, r, sm, k)
         else:
             n = _emit_pierna(hand, hand_n, keep_one, acts, n, r, pm, total)
-    J = min(hand[JOKER], R[R_JOKERS_PER_ESC])  # [A16]/[A17] escaleras
-    mn = R[R_ESCALERA_MIN]
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])  # [A16]/[A17] escaleras
+    mn = R[RULE.ESCALERA_MIN]
     for s in range(4):
         m = masks[s]
         c = popcount(m & 0x3FFE)
@@ -393,27 +361,27 @@ def gen_new_melds(hand, hand_n, R, acts, n):
                             wb = window_bits(a, b)
                             if popcount(wb & m) >= 2:
                                 n = _emit(
-                                    acts, n, PLAY_MELD, MELD_ESCALERA, s, a, b, wb & ~m, length - 1
+                                    acts, n, PLAY.MELD, MELD.ESCALERA, s, a, b, wb & ~m, length - 1
                                 )
                     continue
                 wb = window_bits(lo, hi)
-                n = _emit(acts, n, PLAY_MELD, MELD_ESCALERA, s, lo, hi, wb & ~m, length)
+                n = _emit(acts, n, PLAY.MELD, MELD.ESCALERA, s, lo, hi, wb & ~m, length)
     return n
 
 
 @kernel
 def pierna_accepts(meld, s, R):
     """[A21] may a card of suit ``s`` (and the pierna's rank) be laid off on this pierna?"""
-    c = meld[M_C0 + s]
-    if c >= R[R_DECKS]:
+    c = meld[M.C0 + s]
+    if c >= R[RULE.DECKS]:
         return False
     if c > 0:
         return True
-    if R[R_PIERNA_SUITS] == PIERNA_EXACTLY_THREE:
+    if R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE:
         return False
     ns = 0
     for t in range(4):
-        if meld[M_C0 + t] > 0:
+        if meld[M.C0 + t] > 0:
             ns += 1
     return ns < 3
 
@@ -421,126 +389,126 @@ def pierna_accepts(meld, s, R):
 @kernel
 def gen_layoffs(hand, hand_n, melds, nm, R, acts, n):
     """Append every single-card lay-off the hand can make ([A21], [A22]); returns the count."""
-    if R[R_GO_OUT_DISCARD] == 1 and hand_n <= 1:
+    if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
         return n
-    jpe = R[R_JOKERS_PER_ESC]
-    move = R[R_JOKER_END_MOVE] == 1
+    jpe = R[RULE.JOKERS_PER_ESCALERA]
+    move = R[RULE.JOKER_END_MOVE] == 1
     jk = hand[JOKER] > 0
     for i in range(nm):
-        if melds[i, M_KIND] == MELD_PIERNA:
-            r = int(melds[i, M_KEY])
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = int(melds[i, M.KEY])
             for s in range(4):
                 cid = s * 13 + r - 1
                 if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
-                    n = _emit(acts, n, PLAY_LAYOFF, i, cid, -1, 0, 0, 1)
+                    n = _emit(acts, n, PLAY.LAYOFF, i, cid, -1, 0, 0, 1)
             continue
-        s = int(melds[i, M_KEY])
-        lo = int(melds[i, M_LO])
-        hi = int(melds[i, M_HI])
-        jm = int(melds[i, M_JMASK])
+        s = int(melds[i, M.KEY])
+        lo = int(melds[i, M.LO])
+        hi = int(melds[i, M.HI])
+        jm = int(melds[i, M.JMASK])
         if hi - lo + 1 >= 13:
             continue
         if lo > 1:
             cid = pos_card(lo - 1, s)
             if hand[cid] > 0:
-                n = _emit(acts, n, PLAY_LAYOFF, i, cid, lo - 1, 0, 0, 1)
+                n = _emit(acts, n, PLAY.LAYOFF, i, cid, lo - 1, 0, 0, 1)
         if hi < 14:
             cid = pos_card(hi + 1, s)
             if hand[cid] > 0:
-                n = _emit(acts, n, PLAY_LAYOFF, i, cid, hi + 1, 0, 0, 1)
+                n = _emit(acts, n, PLAY.LAYOFF, i, cid, hi + 1, 0, 0, 1)
         if move:  # [A22] the natural of an end joker sends it to the other end
             if (jm >> lo) & 1 and hi < 14:
                 cid = pos_card(lo, s)
                 if hand[cid] > 0:
-                    n = _emit(acts, n, PLAY_LAYOFF, i, cid, lo, hi + 1, 0, 1)
+                    n = _emit(acts, n, PLAY.LAYOFF, i, cid, lo, hi + 1, 0, 1)
             if (jm >> hi) & 1 and lo > 1:
                 cid = pos_card(hi, s)
                 if hand[cid] > 0:
-                    n = _emit(acts, n, PLAY_LAYOFF, i, cid, hi, lo - 1, 0, 1)
+                    n = _emit(acts, n, PLAY.LAYOFF, i, cid, hi, lo - 1, 0, 1)
         if jk and popcount(jm) < jpe:  # [A21] a joker as a new end
             if lo > 1:
-                n = _emit(acts, n, PLAY_LAYOFF, i, JOKER, lo - 1, 0, 0, 1)
+                n = _emit(acts, n, PLAY.LAYOFF, i, JOKER, lo - 1, 0, 0, 1)
             if hi < 14:
-                n = _emit(acts, n, PLAY_LAYOFF, i, JOKER, hi + 1, 0, 0, 1)
+                n = _emit(acts, n, PLAY.LAYOFF, i, JOKER, hi + 1, 0, 0, 1)
     return n
 
 
 @kernel
 def apply_play(hand, melds, nm, act, seat):
     """Carry out one play row; returns the new meld count. The play must be legal."""
-    if act[A_TYPE] == PLAY_MELD:
+    if act[A.TYPE] == PLAY.MELD:
         if nm >= MAX_MELDS:
             return nm
         row = melds[nm]
-        for c in range(M_OWNER + 1):
+        for c in range(M.OWNER + 1):
             row[c] = 0
-        row[M_KIND] = act[A_KIND]
-        row[M_KEY] = act[A_KEY]
-        row[M_OWNER] = seat
-        if act[A_KIND] == MELD_PIERNA:
-            r = int(act[A_KEY])
+        row[M.KIND] = act[A.KIND]
+        row[M.KEY] = act[A.KEY]
+        row[M.OWNER] = seat
+        if act[A.KIND] == MELD.PIERNA:
+            r = int(act[A.KEY])
             k = 0
             for s in range(4):
-                if (int(act[A_LO]) >> s) & 1:
+                if (int(act[A.LO]) >> s) & 1:
                     cid = s * 13 + r - 1
-                    take = hand[cid] - (1 if act[A_HI] == s + 1 else 0)
-                    row[M_C0 + s] = take
+                    take = hand[cid] - (1 if act[A.HI] == s + 1 else 0)
+                    row[M.C0 + s] = take
                     k += take
                     hand[cid] -= take
-            row[M_N] = k
+            row[M.N] = k
         else:
-            s = int(act[A_KEY])
-            lo = int(act[A_LO])
-            hi = int(act[A_HI])
-            jm = int(act[A_JMASK])
+            s = int(act[A.KEY])
+            lo = int(act[A.LO])
+            hi = int(act[A.HI])
+            jm = int(act[A.JMASK])
             for p in range(lo, hi + 1):
                 if (jm >> p) & 1:
                     hand[JOKER] -= 1
                 else:
                     hand[pos_card(p, s)] -= 1
-            row[M_LO] = lo
-            row[M_HI] = hi
-            row[M_JMASK] = jm
-            row[M_N] = hi - lo + 1
+            row[M.LO] = lo
+            row[M.HI] = hi
+            row[M.JMASK] = jm
+            row[M.N] = hi - lo + 1
         return nm + 1
-    i = int(act[A_KIND])
-    cid = int(act[A_KEY])
+    i = int(act[A.KIND])
+    cid = int(act[A.KEY])
     hand[cid] -= 1
     row = melds[i]
-    row[M_N] += 1
-    if row[M_KIND] == MELD_PIERNA:
-        row[M_C0 + cid // 13] += 1
+    row[M.N] += 1
+    if row[M.KIND] == MELD.PIERNA:
+        row[M.C0 + cid // 13] += 1
         return nm
-    p = int(act[A_LO])
-    newp = int(act[A_HI])
+    p = int(act[A.LO])
+    newp = int(act[A.HI])
     if newp > 0:  # [A22] joker jumps from p to newp, the natural takes p
-        row[M_JMASK] = (row[M_JMASK] & ~(1 << p)) | (1 << newp)
+        row[M.JMASK] = (row[M.JMASK] & ~(1 << p)) | (1 << newp)
         p = newp
     elif cid == JOKER:
-        row[M_JMASK] |= 1 << p
-    if p < row[M_LO]:
-        row[M_LO] = p
-    if p > row[M_HI]:
-        row[M_HI] = p
+        row[M.JMASK] |= 1 << p
+    if p < row[M.LO]:
+        row[M.LO] = p
+    if p > row[M.HI]:
+        row[M.HI] = p
     return nm
 
 
 @kernel
 def consumes(act, hand, c):
     """Does this play put a card of identity ``c`` on the table?"""
-    if act[A_TYPE] == PLAY_LAYOFF:
-        return act[A_KEY] == c
+    if act[A.TYPE] == PLAY.LAYOFF:
+        return act[A.KEY] == c
     if c == JOKER:
-        return act[A_KIND] == MELD_ESCALERA and act[A_JMASK] != 0
+        return act[A.KIND] == MELD.ESCALERA and act[A.JMASK] != 0
     r = c % 13 + 1
     s = c // 13
-    if act[A_KIND] == MELD_PIERNA:
-        return act[A_KEY] == r and (int(act[A_LO]) >> s) & 1 == 1
-    if act[A_KEY] != s:
+    if act[A.KIND] == MELD.PIERNA:
+        return act[A.KEY] == r and (int(act[A.LO]) >> s) & 1 == 1
+    if act[A.KEY] != s:
         return False
-    lo = int(act[A_LO])
-    hi = int(act[A_HI])
-    jm = int(act[A_JMASK])
+    lo = int(act[A.LO])
+    hi = int(act[A.HI])
+    jm = int(act[A.JMASK])
     if r == 1:
         return (lo <= 1 and not (jm >> 1) & 1) or (hi >= 14 and not (jm >> 14) & 1)
     return lo <= r <= hi and not (jm >> r) & 1

@@ -15,47 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import JOKER, card_str, parse_cards, position_card
 from ..jit import DISABLED, jit
 from ..rng import seed_game
-from ..rules import RuleSet, make_rules
+from ..rules import RuleSet
+from .api import DECIDE_SIG
+from .cards import JOKER, card_str, parse_cards, position_card
 from .engine import copy_state, new_bufs, new_state, new_trace, play_game, start_game, step
-from .layout import (
-    G_CUR,
-    G_DEALER,
-    G_DECK_N,
-    G_NMELDS,
-    G_NP,
-    G_OUT,
-    G_PHASE,
-    G_PILE_N,
-    G_POT,
-    G_ROUND,
-    G_STOCK_N,
-    G_WINNER,
-    M_C0,
-    M_HI,
-    M_JMASK,
-    M_KEY,
-    M_KIND,
-    M_LO,
-    MAX_CARDS,
-    MAX_SEATS,
-    MELD_ESCALERA,
-    N_IDS,
-    PH_DEAL,
-    PH_DONE,
-    PH_SETTLE,
-    PH_TURN,
-    RR_SIZE,
-    S_HAND_N,
-    S_PAID,
-    S_REBUYS,
-    S_SCORE,
-    S_STATUS,
-    S_WON,
-    ST_ACTIVE,
-)
+from .layout import MAX_CARDS, MAX_SEATS, MELD, N_IDS, PH, RR, ST, G, M, S
+from .rules import SPEC as RULES
 
 TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game needs more
 
@@ -64,7 +31,7 @@ TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game nee
 # Calling the kernel from Python unboxes every seat's decision functions (a millisecond or
 # so), so the loops that step a game many times live here, compiled.
 
-ADV_SETTLE = 0  # until a round waits to be settled (PH_SETTLE), or the game is over
+ADV_SETTLE = 0  # until a round waits to be settled (PH.SETTLE), or the game is over
 ADV_ROUND = 1  # until the round under way (or the next one) is settled, or the game is over
 ADV_BUST = 2  # until a round waits to be settled with an active seat at or over ``elim``
 
@@ -74,28 +41,28 @@ def advance(st, R, d, p, x, r, params, decks, rows, bufs, tr, mode, elim):
     """Step the game until the ``mode`` condition (ADV_*) holds; returns the phase."""
     g = st.g
     if mode == ADV_ROUND:
-        if g[G_PHASE] == PH_DEAL:
+        if g[G.PHASE] == PH.DEAL:
             step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
-        while g[G_PHASE] == PH_TURN or g[G_PHASE] == PH_SETTLE:
+        while g[G.PHASE] == PH.TURN or g[G.PHASE] == PH.SETTLE:
             step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
-        return g[G_PHASE]
-    while g[G_PHASE] != PH_DONE:
-        if g[G_PHASE] == PH_SETTLE:
+        return g[G.PHASE]
+    while g[G.PHASE] != PH.DONE:
+        if g[G.PHASE] == PH.SETTLE:
             if mode == ADV_SETTLE:
                 break
-            if g[G_OUT] >= 0:
-                for q in range(g[G_NP]):
-                    if st.s[q, S_STATUS] == ST_ACTIVE and st.s[q, S_SCORE] >= elim:
-                        return g[G_PHASE]
+            if g[G.OUT] >= 0:
+                for q in range(g[G.NP]):
+                    if st.s[q, S.STATUS] == ST.ACTIVE and st.s[q, S.SCORE] >= elim:
+                        return g[G.PHASE]
         step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
-    return g[G_PHASE]
+    return g[G.PHASE]
 
 
 @jit
 def play_branches(
     st, R, d, p, x, r, r_yes, r_no, params, decks, rows, bufs, scratch, q, seed, base, out
 ):
-    """For k in range(len(out)): fork ``st`` (waiting at PH_SETTLE) twice, reseed both copies
+    """For k in range(len(out)): fork ``st`` (waiting at PH.SETTLE) twice, reseed both copies
     with the streams of game ``(seed, base + k)``, settle the round with rebuy tables ``r_yes``
     / ``r_no``, and play both to the end with the seats' own rebuy rules ``r``. ``out[k]`` =
     (net stakes of seat ``q`` if it rebought, if it declined, 1 if it won rebuying, 1 if it won
@@ -109,8 +76,8 @@ def play_branches(
             else:
                 step(scratch, R, d, p, x, r_no, params, decks, rows, bufs, None)
             play_game(scratch, R, d, p, x, r, params, decks, rows, bufs, None)
-            out[k, b] = scratch.s[q, S_WON] - scratch.s[q, S_PAID]
-            out[k, 2 + b] = 1 if scratch.g[G_WINNER] == q else 0
+            out[k, b] = scratch.s[q, S.WON] - scratch.s[q, S.PAID]
+            out[k, 2 + b] = 1 if scratch.g[G.WINNER] == q else 0
 
 
 def full_deck(rules: RuleSet) -> list[int]:
@@ -122,7 +89,7 @@ def full_deck(rules: RuleSet) -> list[int]:
 def stack_deck(top, rules: RuleSet | None = None) -> list[int]:
     """A complete deck (top first) that starts with ``top`` (cards or notation strings); the
     remaining cards follow in canonical order. Refuses more copies of a card than the deck has."""
-    rules = rules or make_rules()
+    rules = rules or RULES.make()
     top_ids = parse_cards(list(top)) if top and isinstance(next(iter(top)), str) else list(top)
     rest = full_deck(rules)
     for c in top_ids:
@@ -137,7 +104,7 @@ def deal_order(hands, upcard, stock_top=(), dealer=0, rules: RuleSet | None = No
     """The deck (top first) that deals ``hands[q]`` to seat q, then turns ``upcard``, then has
     ``stock_top`` (next draws first) on the stock. Seats deal one card at a time from the
     dealer's left ([A6]); every hand must have ``hand_size`` cards."""
-    rules = rules or make_rules()
+    rules = rules or RULES.make()
     n = len(hands)
     hs = [parse_cards(h) if h and isinstance(h[0], str) else list(h) for h in hands]
     for q, h in enumerate(hs):
@@ -167,25 +134,24 @@ class Game:
         record_rounds=True,
         trace=False,
     ):
-        from ..policies import parse_seats
-        from ..runner import resolve_rules, seat_tables
+        from ..runner import check_run
+        from .spec import SPEC
 
-        self.rules = resolve_rules(rules)
-        self.seats = parse_seats(seats)
+        _, self.rules, self.seats = check_run(rules, seats, 1, int(seed), SPEC)
         self.n = len(self.seats)
-        self.rules.check_players(self.n)
         self.R = self.rules.to_array()
-        self.tables = seat_tables(self.seats)
+        fns, params = SPEC.fn_tables(self.seats)
+        self.tables = (*fns, params)
         self._handles = None  # (tables, the same as Handle objects) for step()
         k = max(1, len(decks or []))
         self.decks = np.full((k, MAX_CARDS), -1, dtype=np.int16)
         for i, d in enumerate(decks or []):
             ids = parse_cards(d) if d and isinstance(d[0], str) else list(d)
-            if len(ids) != self.rules.deck_size:
+            if len(ids) != 52 * self.rules.decks + self.rules.jokers:
                 ids = stack_deck(ids, self.rules)
             self.decks[i, : len(ids)] = ids
         cap = self.rules.max_rounds_per_game if record_rounds else 0
-        self.rounds_rows = np.zeros((cap, MAX_SEATS, RR_SIZE), dtype=np.int32)
+        self.rounds_rows = np.zeros((cap, MAX_SEATS, RR.SIZE), dtype=np.int32)
         self.seed = int(seed)
         self.index = int(index)
         self.st = new_state()
@@ -194,7 +160,7 @@ class Game:
         self.tr = new_trace(cap, cap * 4) if cap > 0 else None
         seed_game(self.st.rng, np.uint64(seed), index)
         start_game(self.st, self.R, self.n, first_dealer)
-        self.first_dealer = int(self.st.g[G_DEALER])
+        self.first_dealer = int(self.st.g[G.DEALER])
 
     # ------------------------------------------------------------ stepping
     def _args(self, tables=None) -> tuple:
@@ -210,11 +176,8 @@ class Game:
         if self._handles is None or self._handles[0] is not self.tables:
             from ..policies.api import handles
 
-            d, p, x, r, params = self.tables
-            self._handles = (
-                self.tables,
-                (handles(d), handles(p), handles(x), handles(r), params),
-            )
+            *fns, params = self.tables
+            self._handles = (self.tables, (*(handles(f, DECIDE_SIG) for f in fns), params))
         return self._args(self._handles[1])
 
     def step(self) -> int:
@@ -224,7 +187,7 @@ class Game:
     def turn(self) -> int:
         """One deal or one turn; a round that ends is also settled (rebuys, elimination)."""
         self.step()
-        while self.phase == PH_SETTLE:
+        while self.phase == PH.SETTLE:
             self.step()
         return self.phase
 
@@ -252,11 +215,11 @@ class Game:
         return other
 
     def rebuy_decisions(self) -> list[int]:
-        """At PH_SETTLE: seats that are over and may rebuy now ([A29]-[A31]), else []."""
-        if self.phase != PH_SETTLE or int(self.st.g[G_OUT]) < 0:
+        """At PH.SETTLE: seats that are over and may rebuy now ([A29]-[A31]), else []."""
+        if self.phase != PH.SETTLE or int(self.st.g[G.OUT]) < 0:
             return []
         r = self.rules
-        active = [q for q in range(self.n) if self.status(q) == ST_ACTIVE]
+        active = [q for q in range(self.n) if self.status(q) == ST.ACTIVE]
         over = [q for q in active if self.score(q) >= r.elimination_score]
         n_surv = len(active) - len(over)
         if not over or not (n_surv >= 2 or (n_surv == 1 and r.rebuy_with_one_survivor)):
@@ -264,12 +227,12 @@ class Game:
         return [q for q in over if self.rebuys(q) < r.max_rebuys]
 
     def settle_with(self, choices: dict[int, bool]) -> Game:
-        """At PH_SETTLE: settle the round with the given seats' rebuy decisions forced (the
+        """At PH.SETTLE: settle the round with the given seats' rebuy decisions forced (the
         other seats decide by their own rules); later rebuys go back to the seats' rules."""
-        from ..policies.builtin import rebuy_always, rebuy_never
+        from .policies import rebuy_always, rebuy_never
 
-        if self.phase != PH_SETTLE:
-            raise ValueError("settle_with() needs a game waiting to settle a round (PH_SETTLE).")
+        if self.phase != PH.SETTLE:
+            raise ValueError("settle_with() needs a game waiting to settle a round (PH.SETTLE).")
         d, p, x, r, params = self.tables
         forced = tuple(
             (rebuy_always if choices[q] else rebuy_never) if q in choices else r[q]
@@ -284,13 +247,13 @@ class Game:
 
     def play_to_settle(self) -> bool:
         """Play on until a round waits to be settled (True) or the game is over (False)."""
-        return self._advance(ADV_SETTLE) == PH_SETTLE
+        return self._advance(ADV_SETTLE) == PH.SETTLE
 
     def play_to_rebuy(self) -> bool:
         """Play on until a round waits to be settled with a player at or over the elimination
         score, i.e. where rebuy decisions may be due (True; see :meth:`rebuy_decisions`), or
         the game is over (False)."""
-        return self._advance(ADV_BUST, self.rules.elimination_score) == PH_SETTLE
+        return self._advance(ADV_BUST, self.rules.elimination_score) == PH.SETTLE
 
     def rebuy_branches(self, seat: int, reps: int, seed: int, base: int = 0) -> np.ndarray:
         """At a rebuy decision of ``seat``: play the game on ``reps`` times from here with the
@@ -298,7 +261,7 @@ class Game:
         streams (those of games ``(seed, base + k)``); the other seats decide by their own
         rules. Returns int64[reps, 4]: the seat's net stakes rebuying, declining, and whether
         it won (1/0) rebuying, declining. The game itself is not changed."""
-        from ..policies.builtin import rebuy_always, rebuy_never
+        from .policies import rebuy_always, rebuy_never
 
         if seat not in self.rebuy_decisions():
             raise ValueError(f"Seat {seat} has no rebuy decision to make here.")
@@ -306,7 +269,7 @@ class Game:
         r_yes = tuple(rebuy_always if i == seat else r[i] for i in range(len(r)))
         r_no = tuple(rebuy_never if i == seat else r[i] for i in range(len(r)))
         out = np.zeros((int(reps), 4), dtype=np.int64)
-        rows = np.zeros((0, MAX_SEATS, RR_SIZE), dtype=np.int32)
+        rows = np.zeros((0, MAX_SEATS, RR.SIZE), dtype=np.int32)
         play_branches(
             self.st,
             self.R,
@@ -342,32 +305,32 @@ class Game:
 
     @property
     def phase(self) -> int:
-        return int(self.st.g[G_PHASE])
+        return int(self.st.g[G.PHASE])
 
     @property
     def done(self) -> bool:
-        return self.phase == PH_DONE
+        return self.phase == PH.DONE
 
     @property
     def round(self) -> int:
-        return int(self.st.g[G_ROUND])
+        return int(self.st.g[G.ROUND])
 
     @property
     def dealer(self) -> int:
-        return int(self.st.g[G_DEALER])
+        return int(self.st.g[G.DEALER])
 
     @property
     def current(self) -> int:
-        return int(self.st.g[G_CUR])
+        return int(self.st.g[G.CUR])
 
     @property
     def winner(self) -> int | None:
-        w = int(self.st.g[G_WINNER])
+        w = int(self.st.g[G.WINNER])
         return None if w < 0 else w
 
     @property
     def pot(self) -> int:
-        return int(self.st.g[G_POT])
+        return int(self.st.g[G.POT])
 
     def hand(self, seat: int) -> list[str]:
         h = self.st.hands[seat]
@@ -377,42 +340,42 @@ class Game:
         return self.st.hands[seat, :N_IDS].copy()
 
     def hand_size(self, seat: int) -> int:
-        return int(self.st.s[seat, S_HAND_N])
+        return int(self.st.s[seat, S.HAND_N])
 
     def score(self, seat: int) -> int:
-        return int(self.st.s[seat, S_SCORE])
+        return int(self.st.s[seat, S.SCORE])
 
     def scores(self) -> list[int]:
         return [self.score(q) for q in range(self.n)]
 
     def rebuys(self, seat: int) -> int:
-        return int(self.st.s[seat, S_REBUYS])
+        return int(self.st.s[seat, S.REBUYS])
 
     def paid(self, seat: int) -> int:
-        return int(self.st.s[seat, S_PAID])
+        return int(self.st.s[seat, S.PAID])
 
     def status(self, seat: int) -> int:
-        return int(self.st.s[seat, S_STATUS])
+        return int(self.st.s[seat, S.STATUS])
 
     def stock(self) -> list[int]:
         """Stock card identities, top first."""
-        n = int(self.st.g[G_STOCK_N])
+        n = int(self.st.g[G.STOCK_N])
         return [int(c) for c in self.st.stock[:n][::-1]]
 
     def pile(self) -> list[int]:
         """Discard pile identities, bottom first (top last)."""
-        n = int(self.st.g[G_PILE_N])
+        n = int(self.st.g[G.PILE_N])
         return [int(c) for c in self.st.pile[:n]]
 
     def melds(self) -> list[dict]:
         """Table melds: kind, cards (identities; escaleras low to high, jokers as JOKER) and,
         for escaleras, the positions and which of them hold jokers."""
         out = []
-        for i in range(int(self.st.g[G_NMELDS])):
+        for i in range(int(self.st.g[G.NMELDS])):
             row = self.st.melds[i]
-            if row[M_KIND] == MELD_ESCALERA:
-                s = int(row[M_KEY])
-                lo, hi, jm = int(row[M_LO]), int(row[M_HI]), int(row[M_JMASK])
+            if row[M.KIND] == MELD.ESCALERA:
+                s = int(row[M.KEY])
+                lo, hi, jm = int(row[M.LO]), int(row[M.HI]), int(row[M.JMASK])
                 cards = [JOKER if (jm >> p) & 1 else position_card(p, s) for p in range(lo, hi + 1)]
                 jokers = [p for p in range(lo, hi + 1) if (jm >> p) & 1]
                 out.append(
@@ -426,9 +389,9 @@ class Game:
                     }
                 )
             else:
-                r = int(row[M_KEY])
+                r = int(row[M.KEY])
                 cards = [
-                    sidx * 13 + r - 1 for sidx in range(4) for _ in range(int(row[M_C0 + sidx]))
+                    sidx * 13 + r - 1 for sidx in range(4) for _ in range(int(row[M.C0 + sidx]))
                 ]
                 out.append({"kind": "pierna", "rank": r, "cards": cards})
         return out
@@ -449,4 +412,4 @@ class Game:
 
     @property
     def deck_size(self) -> int:
-        return int(self.st.g[G_DECK_N])
+        return int(self.st.g[G.DECK_N])

@@ -1,6 +1,6 @@
-"""Policy registry, seat strings and plug-in loading.
+"""Seat strings, policy registries and plug-in loading, for any game.
 
-A seat string names a policy, its parameters and a rebuy rule::
+A seat string names a policy, its parameters, and the game's optional add-on rules::
 
     greedy
     hold:patience=3
@@ -9,10 +9,11 @@ A seat string names a policy, its parameters and a rebuy rule::
     path/to/mymod.py:cautious:nerve=0.5+rebuy=always
     mypackage.policies:cautious
 
-The policy part is a built-in name, or ``MODULE:NAME`` where MODULE is a ``.py`` file path or
-an importable module and NAME an attribute that is a :class:`Policy`. Parameters are
-``:name=value`` pairs. The rebuy rule (default ``always``) is a built-in name or
-``MODULE:NAME`` naming a :class:`RebuyRule`. Seats are separated by commas.
+The policy part is a name from the game's registry (:attr:`sim.game.GameSpec.policies`) or
+``MODULE:NAME`` where MODULE is a ``.py`` file path or an importable module and NAME an
+attribute that is a :class:`Policy`. Parameters are ``:name=value`` pairs. Each add-on the game
+declares (Loba: ``rebuy``, default ``always``) is ``+KIND=RULE[:name=value]``, RULE a built-in
+name or ``MODULE:NAME`` naming an :class:`AddOnRule`. Seats are separated by commas.
 """
 
 from __future__ import annotations
@@ -26,11 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .api import N_PARAMS, POLICY_SLOTS, REBUY_SLOT0, Policy, RebuyRule, compiled, decision
-from .builtin import POLICIES, REBUY_RULES
-
-DEFAULT_SEAT = "greedy"
-DEFAULT_REBUY = "always"
+from .api import POLICY_SLOTS, AddOnRule, Policy, addon_slot, compiled, decision
 
 
 class SeatError(ValueError):
@@ -38,38 +35,62 @@ class SeatError(ValueError):
 
 
 @dataclass(frozen=True)
-class Seat:
-    """One seat's policy, rebuy rule and parameter values."""
+class AddOn:
+    """One add-on of a seat: its kind (``rebuy``), rule, parameter values and how it was named."""
 
+    kind: str
+    rule: AddOnRule
+    params: tuple  # (name, value) in slot order
+    ref: str
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat's policy, parameter values and add-on rules, for one game."""
+
+    game: str
     policy: Policy
-    rebuy: RebuyRule
     policy_params: tuple  # (name, value) in slot order
-    rebuy_params: tuple
     policy_ref: str  # how the policy was named (built-in name or MODULE:NAME)
-    rebuy_ref: str
+    addons: tuple[AddOn, ...]
+    defaults: tuple[tuple[str, str], ...]  # (kind, default rule name) of the game's add-ons
 
     @property
     def label(self) -> str:
-        """Canonical seat string (parameters that differ from the defaults only)."""
+        """Canonical seat string (parameters and add-ons that differ from the defaults only)."""
         s = self.policy_ref
         for (k, v), d in zip(self.policy_params, self.policy.params.values(), strict=True):
             if v != d:
                 s += f":{k}={_num(v)}"
-        if self.rebuy_ref != DEFAULT_REBUY or any(
-            v != d for (k, v), d in zip(self.rebuy_params, self.rebuy.params.values(), strict=True)
-        ):
-            s += f"+rebuy={self.rebuy_ref}"
-            for k, v in self.rebuy_params:
-                s += f":{k}={_num(v)}"
+        dflt = dict(self.defaults)
+        for a in self.addons:
+            if a.ref != dflt[a.kind] or any(
+                v != d for (k, v), d in zip(a.params, a.rule.params.values(), strict=True)
+            ):
+                s += f"+{a.kind}={a.ref}"
+                for k, v in a.params:
+                    s += f":{k}={_num(v)}"
         return s
 
+    def addon(self, kind: str) -> AddOn:
+        return next(a for a in self.addons if a.kind == kind)
+
+    @property
+    def n_params(self) -> int:
+        return addon_slot(len(self.addons))
+
     def param_array(self) -> np.ndarray:
-        a = np.zeros(N_PARAMS, dtype=np.float64)
+        a = np.zeros(self.n_params, dtype=np.float64)
         for i, (_, v) in enumerate(self.policy_params):
             a[i] = v
-        for i, (_, v) in enumerate(self.rebuy_params):
-            a[REBUY_SLOT0 + i] = v
+        for k, add in enumerate(self.addons):
+            for i, (_, v) in enumerate(add.params):
+                a[addon_slot(k) + i] = v
         return a
+
+    def functions(self, kinds: tuple[str, ...]) -> tuple:
+        """Decision functions in ``kinds`` order, then one per add-on."""
+        return self.policy.decisions(kinds) + tuple(a.rule.decide for a in self.addons)
 
 
 def _num(v: float) -> str:
@@ -99,12 +120,13 @@ def _load_module(ref: str):
         raise SeatError(f"Policy module '{ref}' cannot be imported: {e}") from None
 
 
-def _resolve(ref_parts: list[str], registry: dict, kind: type, what: str):
+def _resolve(ref_parts: list[str], registry: dict, kind: type, what: str, game: str):
     if len(ref_parts) == 1:
         name = ref_parts[0]
         if name not in registry:
             raise SeatError(
-                f"Unknown {what} '{name}': choose one of {', '.join(registry)} or MODULE:NAME."
+                f"Unknown {what} '{name}': choose one of {', '.join(registry)} or MODULE:NAME"
+                f" (see 'loba policies --game {game}')."
             )
         return registry[name], name
     mod_ref, name = ref_parts
@@ -112,10 +134,12 @@ def _resolve(ref_parts: list[str], registry: dict, kind: type, what: str):
     obj = getattr(mod, name, None)
     if not isinstance(obj, kind):
         raise SeatError(f"'{name}' in '{mod_ref}' is not a {kind.__name__}.")
+    if getattr(obj, "game", game) != game:
+        raise SeatError(f"'{name}' in '{mod_ref}' plays {obj.game}, not {game}.")
     return obj, f"{mod_ref}:{name}"
 
 
-def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str):
+def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str, game: str):
     segs = [p.strip() for p in text.split(":")]
     ref = [p for p in segs if "=" not in p]
     pairs = [p for p in segs if "=" in p]
@@ -124,7 +148,7 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
             f"'{seat_text}' is not a seat: write e.g. greedy, hold:patience=3 or "
             "mymod.py:cautious+rebuy=never."
         )
-    obj, name = _resolve(ref, registry, kind, what)
+    obj, name = _resolve(ref, registry, kind, what, game)
     values = dict(obj.params)
     for p in pairs:
         k, _, v = p.partition("=")
@@ -145,53 +169,66 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
     return obj, name, tuple(values.items())
 
 
-def parse_seat(text: str) -> Seat:
-    """Read one seat string (see the module docstring)."""
+def parse_seat(text: str, game=None) -> Seat:
+    """Read one seat string of ``game`` (a name or :class:`sim.game.GameSpec`; default Loba)."""
+    from ..games import get_game
+
+    spec = get_game(game)
     t = str(text).strip()
     if not t:
         raise SeatError("An empty seat: write a policy name such as greedy.")
-    pol_part, sep, rest = t.partition("+")
-    pol, pref, pparams = _parse_part(pol_part, POLICIES, Policy, "policy", t)
-    rebuy_text = DEFAULT_REBUY
-    if sep:
-        k, eq, v = rest.partition("=")
-        if k.strip() != "rebuy" or not eq or not v.strip():
-            raise SeatError(f"'{t}': after '+' write rebuy=RULE (always, never, if_opponents:k=2).")
-        rebuy_text = v.strip()
-    reb, rref, rparams = _parse_part(rebuy_text, REBUY_RULES, RebuyRule, "rebuy rule", t)
-    _compile(pref, (pol.draw, pol.play, pol.discard))
-    _compile(rref, (reb.decide,))
-    return Seat(pol, reb, pparams, rparams, pref, rref)
+    pol_part, *extras = t.split("+")
+    pol, pref, pparams = _parse_part(pol_part, spec.policies, Policy, "policy", t, spec.name)
+    chosen = {}
+    for x in extras:
+        k, eq, v = x.partition("=")
+        k = k.strip()
+        if k not in spec.addons or not eq or not v.strip():
+            hint = ", ".join(f"+{a}=RULE" for a in spec.addons) or "nothing (no add-ons)"
+            raise SeatError(f"'{t}': after the policy, {spec.title} seats take {hint}.")
+        if k in chosen:
+            raise SeatError(f"'{t}': +{k} is given twice.")
+        chosen[k] = v.strip()
+    addons = []
+    for kind, (registry, default) in spec.addons.items():
+        rule, rref, rparams = _parse_part(
+            chosen.get(kind, default), registry, AddOnRule, f"{kind} rule", t, spec.name
+        )
+        addons.append(AddOn(kind, rule, rparams, rref))
+    try:
+        fns = pol.decisions(spec.decisions)
+    except ValueError as e:
+        raise SeatError(str(e)) from None
+    _compile(pref, fns, spec.signature)
+    for a in addons:
+        _compile(a.ref, (a.rule.decide,), spec.signature)
+    defaults = tuple((kind, d) for kind, (_, d) in spec.addons.items())
+    return Seat(spec.name, pol, pparams, pref, tuple(addons), defaults)
 
 
-def _compile(ref: str, fns) -> None:
+def _compile(ref: str, fns, sig) -> None:
     """Compile (or load from the cache) the decision functions a seat uses."""
     for fn in fns:
         try:
-            compiled(fn)
+            compiled(fn, sig)
         except Exception as e:  # a user's function: one sentence, no traceback
             first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
             name = getattr(fn, "__name__", repr(fn))
             raise SeatError(f"'{ref}': {name} cannot be compiled as a decision: {first}") from None
 
 
-def parse_seats(spec, n_players: int | None = None) -> list[Seat]:
+def parse_seats(spec, n_players: int | None = None, game=None) -> list[Seat]:
     """A comma-separated string or a list of seat strings; ``n_players`` copies of one seat."""
-    if isinstance(spec, str):
-        items = [x for x in spec.split(",")]
-    else:
-        items = list(spec)
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
     if n_players is not None and len(items) == 1:
         items = items * n_players
-    return [s if isinstance(s, Seat) else parse_seat(s) for s in items]
+    return [s if isinstance(s, Seat) else parse_seat(s, game) for s in items]
 
 
 __all__ = [
-    "DEFAULT_SEAT",
-    "POLICIES",
-    "REBUY_RULES",
+    "AddOn",
+    "AddOnRule",
     "Policy",
-    "RebuyRule",
     "Seat",
     "SeatError",
     "decision",

@@ -31,7 +31,7 @@ def name(preset, seats, seed, game) -> str:
 
 
 def main() -> int:
-    from sim.rules import RULES_VERSION
+    from sim.loba.rules import RULES_VERSION
     from sim.trace import replay, to_jsonl
 
     for old in HERE.glob("*.jsonl"):

@@ -12,11 +12,11 @@ import time
 
 import numpy as np
 
-from .jit import jit
-from .loba.layout import GR_DECISIONS, GR_TURNS, JOKER, MAX_CARDS
-from .policies import parse_seats
-from .rng import below, seed_stream, shuffle
-from .runner import MAX_THREADS, in_slices, run_chunk, seat_tables, set_threads
+from ..jit import jit
+from ..policies import parse_seats
+from ..rng import below, seed_stream, shuffle
+from ..runner import MAX_THREADS, in_slices, run_chunk, set_threads
+from .layout import GR, JOKER, MAX_CARDS
 
 
 @jit
@@ -72,14 +72,16 @@ def floor_kernel(seed, count, n_players, hand_size, deck_n, turns):
 
 def run_bench(rules, seats, games: int, seed: int = 12345):
     """Yield report lines."""
-    seat_list = parse_seats(seats)
+    from .spec import SPEC
+
+    seat_list = parse_seats(seats, game=SPEC)
     n = len(seat_list)
     rules.check_players(n)
     R = rules.to_array()
-    tables = seat_tables(seat_list)
+    tables = SPEC.fn_tables(seat_list)
     t0 = time.perf_counter()
-    run_chunk(R, n, seed, 0, 2, tables, 0)
-    floor_kernel(seed, 2, n, rules.hand_size, rules.deck_size, 10)
+    run_chunk(SPEC, R, n, seed, 0, 2, tables, 0)
+    floor_kernel(seed, 2, n, rules.hand_size, 52 * rules.decks + rules.jokers, 10)
     first = time.perf_counter() - t0
     yield f"rules {rules.id}, seats {','.join(s.label for s in seat_list)}, {games} games"
     yield f"first call (compile or cache load): {first:.2f} s"
@@ -88,13 +90,13 @@ def run_bench(rules, seats, games: int, seed: int = 12345):
     for threads in sorted({1, top}):
         set_threads(threads)
         t = time.perf_counter()
-        g, _, _ = run_chunk(R, n, seed, 0, games, tables, 0)
+        g = run_chunk(SPEC, R, n, seed, 0, games, tables, 0)[0]
         dt = time.perf_counter() - t
-        turns = int(g[:, GR_TURNS].sum())
-        decisions = int(g[:, GR_DECISIONS].sum())
+        turns = int(g[:, GR.TURNS].sum())
+        decisions = int(g[:, GR.DECISIONS].sum())
         tpg = turns / games
         t = time.perf_counter()
-        floor_kernel(seed, games, n, rules.hand_size, rules.deck_size, int(round(tpg)))
+        floor_kernel(seed, games, n, rules.hand_size, 52 * rules.decks + rules.jokers, int(round(tpg)))
         fdt = time.perf_counter() - t
         ns_turn = dt / turns * 1e9 * threads
         floor_ns = fdt / (games * round(tpg)) * 1e9 * threads

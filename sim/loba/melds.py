@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import JOKER, N_IDS, card_str, parse_card, position_card
-from .loba import moves
-from .loba.layout import MELD_ESCALERA
-from .rules import RuleSet, make_rules
+from . import moves
+from .layout import MELD
+from ..rules import RuleSet
+from .rules import SPEC
 
 REASONS = {
     moves.BAD_TOO_FEW: "[A15] a meld needs at least three cards",
@@ -29,16 +30,18 @@ REASONS = {
 
 
 def _counts(cards) -> np.ndarray:
-    c = np.zeros(N_IDS, dtype=np.int8)
+    """Copies of each identity as the kernel's int8 counts; any count past 100 (more copies
+    than any deck holds, so the meld is invalid either way) is kept at 100, never wrapped."""
+    c = np.zeros(N_IDS, dtype=np.int64)
     for x in cards:
         cid = parse_card(x) if isinstance(x, str) else int(x)
         c[cid] += 1
-    return c
+    return np.minimum(c, 100).astype(np.int8)
 
 
 def judge(cards, rules: RuleSet | None = None):
     """Kernel verdict on ``cards`` as a new meld: ``(code, kind, key, lo, hi, jmask)``."""
-    rules = rules or make_rules()
+    rules = rules or SPEC.make()
     return moves.judge_meld(_counts(cards), rules.to_array())
 
 
@@ -47,14 +50,14 @@ def check_meld(cards, rules: RuleSet | None = None) -> tuple[bool, str]:
 
     Returns ``(True, "<kind> <cards in order>")`` or ``(False, "[rule id] reason")``.
     """
-    rules = rules or make_rules()
+    rules = rules or SPEC.make()
     code, kind, key, lo, hi, jmask = judge(cards, rules)
     if code != moves.OK:
         return False, REASONS[code].format(
             decks=rules.decks, jpe=rules.jokers_per_escalera, emin=rules.escalera_min
         )
     counts = _counts(cards)
-    if kind == MELD_ESCALERA:
+    if kind == MELD.ESCALERA:
         parts = []
         for p in range(lo, hi + 1):
             nat = card_str(position_card(p, key))

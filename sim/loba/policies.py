@@ -17,34 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import jit, kernel
-from ..loba.engine import copy_rows2
-from ..loba.layout import (
-    A_HI,
-    A_KEY,
-    A_N,
-    A_TYPE,
-    AF,
-    DRAW_DISCARD,
-    JOKER,
-    MAX_ACTS,
-    MAX_MELDS,
-    MF,
-    PLAY_MELD,
-    PUB_HAND_N,
-    PUB_MELDED,
-    PUB_NMELDS,
-    PUB_NP,
-    PUB_PLACED,
-    PUB_RULES,
-    PUB_SEAT,
-    PUB_STATUS,
-    PUB_TAKEN,
-    ST_ACTIVE,
-)
-from ..loba.moves import apply_play, gen_layoffs, gen_new_melds
+from .engine import copy_rows2
+from .layout import DRAW, JOKER, MAX_ACTS, MAX_MELDS, PLAY, PUB, ST, A, M
+from .moves import apply_play, gen_layoffs, gen_new_melds
+from .rules import RULE
 from ..rng import below
-from ..rules import R_ACE_VALUE, R_LAYOFF_OWN_MELD, R_SIZE
-from .api import REBUY_SLOT0, Policy, RebuyRule, decision
+from ..policies.api import AddOnRule, Policy, addon_slot, decision
+
+REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a Loba seat)
 
 # ---------------------------------------------------------------- random
 
@@ -56,7 +36,7 @@ def random_draw(hand, melds, pile, pub, params, rng, acts, n):
 
 @decision
 def random_play(hand, melds, pile, pub, params, rng, acts, n):
-    if pub[PUB_TAKEN] >= 0:
+    if pub[PUB.TAKEN] >= 0:
         return below(rng, n)
     return below(rng, n + 1) - 1  # -1 = stop
 
@@ -75,10 +55,10 @@ def best_play(acts, n):
     best = -1
     key = -1
     for i in range(n):
-        if acts[i, A_TYPE] == PLAY_MELD:
-            k = acts[i, A_N] * 100 + acts[i, A_HI]
+        if acts[i, A.TYPE] == PLAY.MELD:
+            k = acts[i, A.N] * 100 + acts[i, A.HI]
         else:
-            k = 1 if acts[i, A_KEY] == JOKER else 2
+            k = 1 if acts[i, A.KEY] == JOKER else 2
         if k > key:
             key = k
             best = i
@@ -92,7 +72,7 @@ def card_cost(cid, hand, pub):
         return -1000
     r = cid % 13 + 1
     s = cid // 13
-    v = pub[PUB_RULES + R_ACE_VALUE] if r == 1 else min(r, 10)
+    v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
     # branch-free (the tests on held cards mispredict): 2 per other suit with this rank ...
     useful = -2  # the card itself
     for t in range(4):
@@ -127,7 +107,7 @@ def best_discard(hand, pub, acts, n):
 @decision
 def greedy_draw(hand, melds, pile, pub, params, rng, acts, n):
     for i in range(n):
-        if acts[i, 0] == DRAW_DISCARD:
+        if acts[i, 0] == DRAW.DISCARD:
             return i
     return 0
 
@@ -147,9 +127,9 @@ def greedy_discard(hand, melds, pile, pub, params, rng, acts, n):
 
 @kernel
 def opponent_close(pub, patience):
-    me = pub[PUB_SEAT]
-    for q in range(pub[PUB_NP]):
-        if q != me and pub[PUB_STATUS + q] == ST_ACTIVE and pub[PUB_HAND_N + q] <= patience:
+    me = pub[PUB.SEAT]
+    for q in range(pub[PUB.NP]):
+        if q != me and pub[PUB.STATUS + q] == ST.ACTIVE and pub[PUB.HAND_N + q] <= patience:
             return True
     return False
 
@@ -158,17 +138,17 @@ def opponent_close(pub, patience):
 def greedy_leaves(hand, melds, pub):
     """Cards left in hand after playing greedily from here (on copies)."""
     h = hand.copy()
-    ms = np.empty((MAX_MELDS, MF), dtype=np.int16)
-    nm = pub[PUB_NMELDS]
+    ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
+    nm = pub[PUB.NMELDS]
     copy_rows2(melds, ms, nm)  # not ms[:nm] = ...: slice assignment compiles slowly
-    R = np.empty(R_SIZE, dtype=np.int64)
-    for i in range(R_SIZE):
-        R[i] = pub[PUB_RULES + i]
-    acts = np.empty((MAX_ACTS, AF), dtype=np.int16)
+    R = np.empty(RULE.SIZE, dtype=np.int64)
+    for i in range(RULE.SIZE):
+        R[i] = pub[PUB.RULES + i]
+    acts = np.empty((MAX_ACTS, A.SIZE), dtype=np.int16)
     hn = 0
     for i in range(h.shape[0]):
         hn += h[i]
-    melded = pub[PUB_RULES + R_LAYOFF_OWN_MELD] == 0 or pub[PUB_MELDED] == 1
+    melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
     while hn > 0:
         n = gen_new_melds(h, hn, R, acts, 0)
         if melded:
@@ -176,16 +156,16 @@ def greedy_leaves(hand, melds, pub):
         if n == 0:
             break
         k = best_play(acts, n)
-        hn -= acts[k, A_N]
-        if acts[k, A_TYPE] == PLAY_MELD:
+        hn -= acts[k, A.N]
+        if acts[k, A.TYPE] == PLAY.MELD:
             melded = True
-        nm = apply_play(h, ms, nm, acts[k], pub[PUB_SEAT])
+        nm = apply_play(h, ms, nm, acts[k], pub[PUB.SEAT])
     return hn
 
 
 @kernel
 def hold_mode_greedy(hand, melds, pub, params):
-    return pub[PUB_PLACED] == 1 or opponent_close(pub, params[0])
+    return pub[PUB.PLACED] == 1 or opponent_close(pub, params[0])
 
 
 @decision
@@ -197,7 +177,7 @@ def hold_draw(hand, melds, pile, pub, params, rng, acts, n):
 
 @decision(alloc=True)
 def hold_play(hand, melds, pile, pub, params, rng, acts, n):
-    if pub[PUB_TAKEN] >= 0 or hold_mode_greedy(hand, melds, pub, params):
+    if pub[PUB.TAKEN] >= 0 or hold_mode_greedy(hand, melds, pub, params):
         return best_play(acts, n)
     if greedy_leaves(hand, melds, pub) <= 1:
         return best_play(acts, n)
@@ -224,40 +204,39 @@ def rebuy_never(hand, melds, pile, pub, params, rng, acts, n):
 
 @decision
 def rebuy_if_opponents(hand, melds, pile, pub, params, rng, acts, n):
-    me = pub[PUB_SEAT]
+    me = pub[PUB.SEAT]
     k = 0
-    for q in range(pub[PUB_NP]):
-        if q != me and pub[PUB_STATUS + q] == ST_ACTIVE:
+    for q in range(pub[PUB.NP]):
+        if q != me and pub[PUB.STATUS + q] == ST.ACTIVE:
             k += 1
     return 1 if k >= params[REBUY_SLOT0] else 0
 
 
 POLICIES = {
     "random": Policy(
-        "random", random_draw, random_play, random_discard, {}, "uniform among legal options"
+        "random", random_draw, random_play, random_discard, doc="uniform among legal options"
     ),
     "greedy": Policy(
         "greedy",
         greedy_draw,
         greedy_play,
         greedy_discard,
-        {},
-        "plays all it can, discards its costliest useless card",
+        doc="plays all it can, discards its costliest useless card",
     ),
     "hold": Policy(
         "hold",
         hold_draw,
         hold_play,
         hold_discard,
-        {"patience": 3.0},
-        "holds melds to go out in one turn unless an opponent has <= patience cards",
+        params={"patience": 3.0},
+        doc="holds melds to go out in one turn unless an opponent has <= patience cards",
     ),
 }
 
 REBUY_RULES = {
-    "always": RebuyRule("always", rebuy_always, {}, "always rebuy when allowed"),
-    "never": RebuyRule("never", rebuy_never, {}, "never rebuy"),
-    "if_opponents": RebuyRule(
+    "always": AddOnRule("always", rebuy_always, {}, "always rebuy when allowed"),
+    "never": AddOnRule("never", rebuy_never, {}, "never rebuy"),
+    "if_opponents": AddOnRule(
         "if_opponents",
         rebuy_if_opponents,
         {"k": 2.0},

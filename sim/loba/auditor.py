@@ -1,10 +1,11 @@
 """An independent rules auditor for JSON Lines game traces (``loba replay --format jsonl``).
 
 It re-checks a game from its event stream alone, with its own plain-Python reading of
-RULES.md part A; it never imports the engine's rule code (only tests/oracle.py, itself
-independent, for meld and lay-off legality). Use it from the command line::
+the rules (docs/rules.md part A); it never imports the engine's rule code (only
+:mod:`sim.loba.oracle`, itself independent, for meld and lay-off legality). Use it from the
+command line::
 
-    python tests/auditor.py trace.jsonl        # or: loba audit trace.jsonl
+    loba audit trace.jsonl        # or: python -m sim.loba.auditor trace.jsonl
 
 Exit code 0 and "ok" when every rule holds; otherwise one line per violation and exit 1.
 """
@@ -17,8 +18,7 @@ from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
-sys.path.insert(0, str(Path(__file__).parent))
-import oracle  # noqa: E402  (tests/oracle.py: independent meld logic)
+from . import oracle  # independent meld logic, shares no code with the engine
 
 SUITS = "SHDC"
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]

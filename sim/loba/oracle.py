@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from sim.cards import card_str, parse_card  # notation only
+from .cards import card_str, parse_card  # notation only
 
 JOKER = 52
 ALL_POSITIONS = tuple(range(1, 15))  # 1 = low ace, 2..13, 14 = high ace

@@ -1,0 +1,108 @@
+"""The game protocol: everything the runner, results, trace, bench, CLI and analysis need to
+know about a game, as one frozen value (:class:`GameSpec`).
+
+Each game package exports one spec (Loba: :data:`sim.loba.spec.SPEC`), registered by name in
+:mod:`sim.games`. Nothing outside a game package imports from it; everything game-specific is
+reached through the spec.
+
+Kernel entry (``play_batch``): ``play_batch(R, n_players, seed, start, count, fns, params,
+outs)`` plays games ``start .. start+count-1`` into the record arrays ``outs`` (one per table,
+in :attr:`GameSpec.tables` order, shaped by :meth:`sim.schema.Table.empty_array`; the detail
+table's array is ``(1, 0, ...)`` when it is not recorded). ``fns`` holds one tuple of
+``max_seats`` decision functions per decision kind and add-on (:meth:`GameSpec.fn_tables`),
+``params`` is ``float64[max_seats, N]``. Game ``start+i`` writes only row ``i`` and draws only
+from the random streams of ``(seed, start+i)``, so results never depend on threads or chunks.
+It must release the GIL (the runner plays slices of a chunk on several threads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .rules import RulesSpec
+from .schema import Table
+
+
+@dataclass(frozen=True)
+class Summary:
+    """How a game's run summary is computed from its tables, additively (chunk by chunk).
+
+    ``sums``: total name -> (table, column) summed over the run; ``figures(totals, n)`` turns
+    the totals into the headline figures (a dict, in print order); ``lines(summary)`` words
+    them for the terminal.
+    """
+
+    sums: dict[str, tuple[str, str]]
+    figures: Callable[[dict, int], dict]
+    lines: Callable[[dict], list[str]]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game, as a value. See the module docstring for the kernel contract."""
+
+    name: str  # registry key, rules-id prefix and the manifest's "game"
+    title: str  # for sentences: "Loba", "Three-Player Moon"
+    rule_prefix: str  # rule ids of this game start with it: "A", "B"
+    rules: RulesSpec
+    decisions: tuple[str, ...]  # decision kinds a policy answers, in kernel order
+    signature: Any  # the compiled signature of every decision function
+    policies: dict  # name -> Policy (built-in)
+    addons: dict  # add-on kind -> (registry name -> AddOnRule, default name)
+    tables: tuple[Table, ...]  # games, seats, then the detail table (rounds / hands)
+    max_seats: int
+    default_seats: str
+    play_batch: Callable  # see the module docstring
+    detail_cap: Callable  # (RuleSet) -> rows per game the detail table may need
+    summary: Summary
+    replay: Callable  # (rules, seats, seed, game) -> list of event dicts (the trace schema)
+    to_text: Callable  # (events, only_round=None) -> readable text
+    audit: Callable  # (events) -> list of violation sentences (independent auditor)
+    bench: Callable | None = None  # (rules, seats, games, seed) -> report lines
+    handle: Any = None  # the one-game stepping class (Loba: sim.loba.play.Game)
+    units: dict = field(default_factory=dict)  # detail table's unit word: {"detail": "round"}
+
+    @property
+    def table(self) -> dict[str, Table]:
+        return {t.name: t for t in self.tables}
+
+    @property
+    def main_tables(self) -> tuple[Table, ...]:
+        """Tables every run writes (not the optional detail table)."""
+        return tuple(t for t in self.tables if not t.detail)
+
+    @property
+    def detail(self) -> Table | None:
+        return next((t for t in self.tables if t.detail), None)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Decision kinds then add-on kinds: the order of :meth:`fn_tables`."""
+        return self.decisions + tuple(self.addons)
+
+    def fn_tables(self, seats) -> tuple[tuple, np.ndarray]:
+        """The kernel's per-kind function tuples and the parameter matrix, padded to
+        ``max_seats`` with copies of seat 0 (never called)."""
+        pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
+        per_seat = [s.functions(self.decisions) for s in pad]
+        fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))
+        params = np.ascontiguousarray(np.stack([s.param_array() for s in pad]))
+        return fns, params
+
+    def empty_outputs(self, count: int, detail_rows: int = 0) -> tuple[np.ndarray, ...]:
+        """Zeroed record arrays for ``count`` games (detail: ``detail_rows`` per game, or none)."""
+        outs = []
+        for t in self.tables:
+            if t.detail:
+                outs.append(
+                    t.empty_array(count, self.max_seats, detail_rows)
+                    if detail_rows
+                    else t.empty_array(1, self.max_seats, 0)
+                )
+            else:
+                outs.append(t.empty_array(count, self.max_seats))
+        return tuple(outs)

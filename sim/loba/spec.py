@@ -1,0 +1,52 @@
+"""Loba de Menos as a :class:`sim.game.GameSpec`: the one place the core learns about Loba."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..game import GameSpec
+from .api import ADDONS, DECIDE_SIG, DECISIONS
+from .auditor import audit_events
+from .bench import run_bench
+from .kernel import run_games
+from .layout import MAX_SEATS
+from .play import Game
+from .policies import POLICIES, REBUY_RULES
+from .rules import SPEC as RULES
+from .schema import TABLES
+from .summary import SUMMARY
+from .trace import replay, to_text
+
+
+def play_batch(R, n_players, seed, start, count, fns, params, outs):
+    """The game protocol's kernel entry (see :mod:`sim.game`) over :func:`run_games`."""
+    draw, play, discard, rebuy = fns
+    games, seats, rounds = outs
+    run_games(
+        R, n_players, np.uint64(seed), start, count, draw, play, discard, rebuy, params,
+        games, seats, rounds,
+    )  # fmt: skip
+
+
+assert ADDONS == ("rebuy",)
+SPEC = GameSpec(
+    name="loba",
+    title="Loba",
+    rule_prefix="A",
+    rules=RULES,
+    decisions=DECISIONS,
+    signature=DECIDE_SIG,
+    policies=POLICIES,
+    addons={"rebuy": (REBUY_RULES, "always")},
+    tables=TABLES,
+    max_seats=MAX_SEATS,
+    default_seats="greedy,greedy,greedy,greedy",
+    play_batch=play_batch,
+    detail_cap=lambda rules: rules.max_rounds_per_game,
+    summary=SUMMARY,
+    replay=replay,
+    to_text=to_text,
+    audit=audit_events,
+    bench=run_bench,
+    handle=Game,
+)

@@ -1,0 +1,142 @@
+"""Trick maths of Three-Player Moon ([B6]-[B8]) as compiled functions, callable from Python.
+
+Contracts (``trump``): 0..6 a number, :data:`~.layout.DOUBLES` (7), :data:`~.layout.NO_TRUMP`
+(8). Everything here is a pure function of tiles and the contract:
+
+* [B6] number trump n: every tile bearing n is trump and nothing else (it leaves its other
+  number's suit); trumps rank n-n high, then by their other number, descending. Trump 0: the
+  0-0 is the only trump. Doubles trump: the seven doubles (6-6 high ... 0-0 low), which leave
+  their number suits. No trump: every tile keeps its suits, doubles top their suits ([B2]).
+* [B7] a trump lead calls trumps; a non-trump lead calls the suit of its higher number (a
+  double: its own number). Following suit s: a non-trump tile bearing s (a double follows only
+  its own number); following a trump lead: any trump. Who can follow must.
+* [B8] the highest trump played wins, else the highest tile of the suit led.
+
+A tile's strength in a trick is one integer, :func:`play_key`: 8 + its trump rank for a trump,
+its rank in the suit led for a tile that follows, -1 for anything else; the winner is the
+largest key (keys of distinct tiles never tie).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit import kernel
+from .layout import DOUBLES, LED_TRUMP, N_TILES, NO_TRUMP
+from .tiles import HI, LO
+
+_HI = HI
+_LO = LO
+
+
+@kernel
+def is_trump(tile, trump):
+    """[B6] the tile is a trump under contract ``trump``."""
+    h = _HI[tile]
+    lo = _LO[tile]
+    if trump == NO_TRUMP:
+        return False
+    if trump == DOUBLES:
+        return h == lo
+    return h == trump or lo == trump
+
+
+@kernel
+def trump_rank(tile, trump):
+    """[B6] rank of a trump tile among the trumps: doubles trump, its number (0-0 = 0 ...
+    6-6 = 6); number trump n, 7 for n-n, else its other number."""
+    h = _HI[tile]
+    lo = _LO[tile]
+    if trump == DOUBLES:
+        return np.int64(h)
+    if h == lo:
+        return np.int64(7)
+    return np.int64(lo) if h == trump else np.int64(h)
+
+
+@kernel
+def suit_rank(tile, suit):
+    """[B2] rank of a tile within ``suit`` (7 = the double, else the other number); -1 when
+    the tile does not bear ``suit``. Trumps are the caller's concern."""
+    h = _HI[tile]
+    lo = _LO[tile]
+    if h == lo:
+        return np.int64(7) if h == suit else np.int64(-1)
+    if h == suit:
+        return np.int64(lo)
+    if lo == suit:
+        return np.int64(h)
+    return np.int64(-1)
+
+
+@kernel
+def led_suit(tile, trump):
+    """[B7] the suit a lead calls: :data:`LED_TRUMP` (7) for a trump, else its higher number
+    (a double its own)."""
+    if is_trump(tile, trump):
+        return np.int64(LED_TRUMP)
+    return np.int64(_HI[tile])
+
+
+@kernel
+def follows(tile, led, trump):
+    """[B7] ``tile`` follows the led suit ``led`` (0..6 or LED_TRUMP) under ``trump``."""
+    if led == LED_TRUMP:
+        return is_trump(tile, trump)
+    if is_trump(tile, trump):
+        return False
+    return _HI[tile] == led or _LO[tile] == led
+
+
+@kernel
+def play_key(tile, led, trump):
+    """Strength of ``tile`` in a trick whose led suit is ``led``: 8 + trump rank for a trump,
+    the suit rank for a tile that follows, -1 otherwise ([B8])."""
+    if is_trump(tile, trump):
+        return 8 + trump_rank(tile, trump)
+    if led != LED_TRUMP and (_HI[tile] == led or _LO[tile] == led):
+        return suit_rank(tile, led)
+    return np.int64(-1)
+
+
+@kernel
+def trick_winner(t0, t1, t2, trump):
+    """[B8] index (0, 1, 2 in play order) of the tile that wins the trick t0 (led), t1, t2."""
+    led = led_suit(t0, trump)
+    k0 = play_key(t0, led, trump)
+    k1 = play_key(t1, led, trump)
+    k2 = play_key(t2, led, trump)
+    if k0 >= k1 and k0 >= k2:
+        return np.int64(0)
+    return np.int64(1) if k1 >= k2 else np.int64(2)
+
+
+@kernel
+def legal_plays(hand, led_tile, trump, out):
+    """[B7] the tiles of ``hand`` (int8[N_TILES], 1 = held) that may be played to a trick led
+    by ``led_tile`` (-1: the player leads; every tile). Writes them into ``out`` in id order and
+    returns how many."""
+    n = 0
+    if led_tile >= 0:
+        led = led_suit(led_tile, trump)
+        for t in range(N_TILES):
+            if hand[t] != 0 and follows(t, led, trump):
+                out[n] = t
+                n += 1
+        if n > 0:
+            return n
+    for t in range(N_TILES):
+        if hand[t] != 0:
+            out[n] = t
+            n += 1
+    return n
+
+
+def legal_list(hand, led_tile: int, trump: int) -> list[int]:
+    """:func:`legal_plays` from Python: ``hand`` an iterable of tile ids; a list of ids."""
+    mask = np.zeros(N_TILES, dtype=np.int8)
+    for t in hand:
+        mask[int(t)] = 1
+    out = np.zeros(N_TILES, dtype=np.int64)
+    n = legal_plays(mask, int(led_tile), int(trump), out)
+    return [int(x) for x in out[:n]]
