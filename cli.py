@@ -12,34 +12,48 @@ from pathlib import Path
 
 import click
 
-from sim.cards import CardError
-from sim.loba.rules import PRESETS
+from sim.games import DEFAULT_GAME, GameError, game_names, get_game
 from sim.policies import SeatError
 from sim.results import RunDirError
 from sim.rules import RuleError
 
-USER_ERRORS = (RuleError, SeatError, CardError, RunDirError, ValueError, FileNotFoundError)
+USER_ERRORS = (RuleError, SeatError, GameError, RunDirError, ValueError, FileNotFoundError)
 
 
-def _rules(preset: str | None, sets: tuple[str, ...]):
-    from sim.loba.rules import DEFAULT_PRESET
-    from sim.rules import make_rules, parse_assignments
+def _rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
+    """The rule set of ``--rules`` (a preset or a canonical id) plus ``--set`` overrides."""
+    from sim.rules import parse_assignments, parse_rules_id
 
-    return make_rules(preset or DEFAULT_PRESET, **parse_assignments(sets))
+    rules = parse_rules_id(preset, game) if preset else get_game(game).rules.make()
+    overrides = parse_assignments(sets)
+    return rules.replace(**overrides) if overrides else rules
 
 
+def _presets() -> str:
+    return "; ".join(f"{g}: {', '.join(get_game(g).rules.presets)}" for g in game_names())
+
+
+game_option = click.option(
+    "--game",
+    "game",
+    type=click.Choice(game_names()),
+    default=None,
+    help=f"The game (default {DEFAULT_GAME}, or the one a --rules id names).",
+)
 rules_option = click.option(
     "--rules",
     "preset",
-    metavar="PRESET",
+    metavar="RULES",
     default=None,
-    help=f"Rule preset: {', '.join(PRESETS)} (default pagat).",
+    help="A preset or a canonical rules id such as pagat(elimination_score=151) (presets: "
+    + _presets()
+    + ").",
 )
 seats_option = click.option(
     "--seats",
-    default="greedy,greedy,greedy,greedy",
-    show_default=True,
-    help="Comma-separated seat strings, one per player (2-5).",
+    default=None,
+    help="Comma-separated seat strings, one per player (default: the game's standard"
+    " seating, e.g. greedy,greedy,greedy,greedy for Loba).",
 )
 set_option = click.option(
     "--set",
@@ -53,26 +67,53 @@ set_option = click.option(
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="loba-sim", prog_name="loba")
 def cli():
-    """Simulate and analyse the rummy game Loba de Menos."""
+    """Simulate and analyse the rummy game Loba de Menos and the domino game Three-Player
+    Moon. The rules the tool implements: docs/rules.md."""
+
+
+def _table(rows, head) -> list[str]:
+    w = [max([len(str(h))] + [len(str(r[i])) for r in rows]) for i, h in enumerate(head)]
+    out = ["  ".join(str(h).ljust(w[i]) for i, h in enumerate(head)).rstrip()]
+    out += ["  ".join(str(c).ljust(w[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+    return out
 
 
 @cli.command("rules")
 @click.argument("preset", required=False)
 @set_option
-def rules_cmd(preset, sets):
-    """Print every rule knob: value, default, rule id and meaning."""
-    from sim.rules import describe
-
-    rules = _rules(preset, sets)
-    rows = describe(rules)
+@game_option
+def rules_cmd(preset, sets, game):
+    """Print every rule knob: value, default, rule id, allowed values and meaning
+    (* marks a value that differs from the default)."""
+    rules = _rules(preset, sets, game)
+    rows = [
+        (k, v + (" *" if v != d else ""), d, r, alt, meaning)
+        for k, v, d, r, alt, meaning in rules.describe()
+    ]
     click.echo(f"rules: {rules.id}")
-    w = [max(len(r[i]) for r in rows) for i in range(4)]
-    head = ("knob", "value", "default", "rule")
-    w = [max(w[i], len(head[i])) for i in range(4)]
-    click.echo("  ".join(h.ljust(w[i]) for i, h in enumerate(head)) + "  meaning")
-    for r in rows:
-        mark = "*" if r[1] != r[2] else " "
-        click.echo("  ".join(r[i].ljust(w[i]) for i in range(4)) + f" {mark}{r[4]}")
+    for line in _table(rows, ("knob", "value", "default", "rule", "allowed", "meaning")):
+        click.echo(line)
+
+
+@cli.command("policies")
+@game_option
+def policies_cmd(game):
+    """List every built-in policy and add-on rule (Loba's rebuy rules) with its parameters,
+    defaults and what it does."""
+    for spec in [get_game(game)] if game else [get_game(g) for g in game_names()]:
+        rows = [(name, _params(p.params), p.doc) for name, p in spec.policies.items()]
+        click.echo(f"{spec.title} policies (seat: POLICY[:param=value...]):")
+        for line in _table(rows, ("policy", "parameters", "what it does")):
+            click.echo("  " + line)
+        for kind, (registry, default) in spec.addons.items():
+            rows = [(name, _params(r.params), r.doc) for name, r in registry.items()]
+            click.echo(f"{spec.title} {kind} rules (seat: POLICY+{kind}=RULE; default {default}):")
+            for line in _table(rows, (f"{kind} rule", "parameters", "what it does")):
+                click.echo("  " + line)
+
+
+def _params(params: dict) -> str:
+    return ", ".join(f"{k}={v:g}" for k, v in params.items()) or "-"
 
 
 @cli.command("check-meld")
@@ -80,18 +121,16 @@ def rules_cmd(preset, sets):
 @set_option
 @click.argument("cards", nargs=-1, required=True)
 def check_meld_cmd(preset, sets, cards):
-    """Judge CARDS as a new meld laid down from hand (exit 0 valid, 1 invalid)."""
-    from sim.cards import parse_cards
-    from sim.melds import check_meld
-
-    rules = _rules(preset, sets)
-    ids = parse_cards(list(cards))
-    ok, text = check_meld(ids, rules)
+    """Judge CARDS as a new Loba meld laid down from hand (exit 0 valid, 1 invalid)."""
+    spec = get_game("loba")
+    rules = _rules(preset, sets, "loba")
+    ok, text = spec.tools["check_meld"](list(cards), rules)
     click.echo(("valid: " if ok else "invalid: ") + text)
     sys.exit(0 if ok else 1)
 
 
 @cli.command("simulate")
+@game_option
 @rules_option
 @set_option
 @seats_option
@@ -152,6 +191,7 @@ def check_meld_cmd(preset, sets, cards):
 @click.pass_context
 def simulate_cmd(
     ctx,
+    game,
     preset,
     sets,
     seats,
@@ -182,6 +222,7 @@ def simulate_cmd(
         from click.core import ParameterSource
 
         fixed = [
+            ("game", "--game"),
             ("preset", "--rules"),
             ("sets", "--set"),
             ("seats", "--seats"),
@@ -199,11 +240,10 @@ def simulate_cmd(
                 )
         total = RunDir.read(resume_dir).manifest["games"]
     else:
-        from sim.policies import parse_seats
+        from sim.runner import check_run
 
-        rules = _rules(preset, sets)
-        seat_list = parse_seats(seats)
-        rules.check_players(len(seat_list))
+        rules = _rules(preset, sets, game)
+        _, rules, seat_list = check_run(rules, seats, 1, 0)
         if out_dir is not None:
             p = Path(out_dir)
             if p.exists() and any(p.iterdir()) and not overwrite:
@@ -268,6 +308,7 @@ def simulate_cmd(
     if as_json:
         click.echo(json.dumps({**s, "backend": rep.backend}, indent=2))
         return
+    spec = get_game(rep.game)
     b = rep.backend
     how = (
         f"{b['threads']} threads"
@@ -279,11 +320,8 @@ def simulate_cmd(
         f"{s['games']} games in {s['elapsed_seconds']:.2f} s ({s['games_per_second']:,.0f} games/s,"
         f" {how}); {s['unfinished']} unfinished"
     )
-    click.echo(
-        f"mean rounds/game {s['mean_rounds']:.2f}, turns/game {s['mean_turns']:.1f}, "
-        f"rebuys/game {s['rebuys_per_game']:.2f}, one-turn bonus rate "
-        f"{s['one_turn_bonus_rate']:.2%} of rounds, void rounds {s['void_rounds']}"
-    )
+    for line in spec.summary.lines(s):
+        click.echo(line)
     click.echo("win share by seat (95% Wilson interval):")
     for row in s["seats"]:
         click.echo(
@@ -298,39 +336,55 @@ def simulate_cmd(
 
 @cli.command("bench")
 @click.option("--games", default=20000, show_default=True, type=int)
+@game_option
 @seats_option
 @rules_option
 @set_option
-def bench_cmd(games, seats, preset, sets):
+def bench_cmd(games, game, seats, preset, sets):
     """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
-    from sim.bench import run_bench
+    from sim.runner import check_run
 
-    rules = _rules(preset, sets)
-    for line in run_bench(rules, seats, games):
+    if isinstance(games, bool) or games < 1:
+        raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
+    spec, rules, seat_list = check_run(_rules(preset, sets, game), seats, games, 0)
+    for line in spec.bench(rules, seat_list, games):
         click.echo(line)
 
 
 @cli.command("replay")
+@click.option(
+    "--game",
+    "game",
+    default=None,
+    metavar="GAME",
+    help=f"The game ({', '.join(game_names())}); a number here is read as --index (the"
+    " older spelling).",
+)
 @rules_option
 @set_option
 @seats_option
 @click.option("--seed", required=True, type=int, help="The run's seed.")
-@click.option("--game", "game", required=True, type=int, help="Game index within the run.")
+@click.option(
+    "--index", "index", type=int, default=None, help="Game index within the run (0 = first)."
+)
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True
 )
 @click.option("--round", "only_round", type=int, default=None, help="Show one round only.")
-def replay_cmd(preset, sets, seats, seed, game, fmt, only_round):
-    """Play game GAME of a run again and show every move (text) or every event (jsonl)."""
-    from sim.policies import parse_seats
+def replay_cmd(game, preset, sets, seats, seed, index, fmt, only_round):
+    """Play game INDEX of a run again and show every move (text) or every event (jsonl)."""
     from sim.trace import replay, to_jsonl, to_text
 
-    rules = _rules(preset, sets)
-    seat_list = parse_seats(seats)
-    rules.check_players(len(seat_list))
-    events = replay(rules, seat_list, seed=seed, game=game)
+    if game is not None and game.strip().lstrip("-").isdigit():
+        if index is not None:
+            raise click.UsageError("Give the game index once: --index N.")
+        game, index = None, int(game)
+    if index is None:
+        raise click.UsageError("Which game? Give its index in the run: --index N.")
+    rules = _rules(preset, sets, game)
+    events = replay(rules, seats, seed=seed, game=index)
     if only_round is not None and not any(e.get("round") == only_round for e in events):
-        raise ValueError(f"Game {game} has no round {only_round}.")
+        raise ValueError(f"Game {index} has no round {only_round}.")
     if fmt == "jsonl":
         if only_round is not None:
             events = [e for e in events if e.get("round") in (None, only_round)]
@@ -342,19 +396,37 @@ def replay_cmd(preset, sets, seats, seed, game, fmt, only_round):
 @cli.command("audit")
 @click.argument("trace", type=click.Path(dir_okay=False))
 def audit_cmd(trace):
-    """Re-check a JSON Lines trace against the rules with the independent auditor."""
-    import runpy
+    """Re-check a JSON Lines trace against the rules with the game's independent auditor
+    (exit 0 "ok", 1 with one line per violation)."""
+    from sim.rules import split_game
 
-    path = Path(__file__).resolve().parent / "tests" / "auditor.py"
-    if not path.exists():
-        raise FileNotFoundError(
-            "The auditor lives in the source checkout (tests/auditor.py); run 'loba audit' "
-            "from an editable install."
-        )
-    if not Path(trace).is_file():
+    p = Path(trace)
+    if not p.exists():
         raise FileNotFoundError(f"Trace file '{trace}' does not exist.")
-    mod = runpy.run_path(str(path))
-    sys.exit(mod["main"]([trace]))
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"Trace file '{trace}' cannot be read as text ({e}).") from None
+    events = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            ev = json.loads(line)
+        except json.JSONDecodeError:
+            raise ValueError(f"Line {i} of '{trace}' is not JSON.") from None
+        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+            raise ValueError(f"Line {i} of '{trace}' is not a trace event (an object with a type).")
+        events.append(ev)
+    if not events or events[0]["type"] != "game" or not isinstance(events[0].get("rules_id"), str):
+        raise ValueError(f"'{trace}' is not a game trace: it must start with a game header line.")
+    game, _ = split_game(events[0]["rules_id"], None)
+    problems = get_game(game).audit(events)
+    for line in problems:
+        click.echo(line)
+    if problems:
+        sys.exit(1)
+    click.echo("ok")
 
 
 # ---------------------------------------------------------------- analysis (analysis/)
@@ -637,7 +709,8 @@ def rebuy_value_cmd(
     from analysis import rebuy as rb
     from analysis.text import render
 
-    rules = _rules(preset, sets)
+    rules = _rules(preset, sets, "loba")
+    seats = seats or get_game("loba").default_seats
     if mode == "policy":
         res = rb.rebuy_value_policy(rules, seats, games or 20000, seed, seat, threads, out_dir)
         table = res.table

@@ -26,50 +26,17 @@ import polars as pl
 
 from .errors import AnalysisError
 
-REQUIRED = {
-    "games": (
-        "game",
-        "seed",
-        "rules_id",
-        "n_players",
-        "winner",
-        "rounds",
-        "turns",
-        "void_rounds",
-        "pot",
-        "reshuffles",
-        "one_turn_bonuses",
-        "first_dealer",
-    ),
-    "seats": (
-        "game",
-        "seat",
-        "policy",
-        "final_score",
-        "rebuys",
-        "eliminated_round",
-        "place",
-        "paid",
-        "won",
-        "net",
-    ),
-    "rounds": (
-        "game",
-        "round",
-        "seat",
-        "dealer",
-        "went_out",
-        "one_turn_bonus",
-        "penalty",
-        "score_after",
-        "status",
-        "turns",
-        "reshuffles",
-        "void",
-    ),
-}
+
+def required(spec, table: str) -> tuple[str, ...]:
+    """The columns a table of ``spec``'s game must have: its declaration (sim.schema)."""
+    return tuple(spec.table[table].names)
+
+
+def _strings(spec) -> set[str]:
+    return {c.name for t in spec.tables for c in t.columns if c.dtype in ("cat", "enum")}
+
+
 MANIFEST_KEYS = ("rules_id", "rules_version", "seats", "n_players", "seed", "games")
-_STRINGS = {"rules_id", "policy", "status"}
 
 
 class IncompleteRunWarning(UserWarning):
@@ -87,7 +54,7 @@ def collect(lf: pl.LazyFrame | pl.DataFrame, what: str = "the run's tables") -> 
         raise AnalysisError(f"Could not read {what}: {first[:200]}.") from None
 
 
-def _scan(path: Path, table: str) -> pl.LazyFrame:
+def _scan(path: Path, table: str, spec) -> pl.LazyFrame:
     if not path.exists():
         raise AnalysisError(f"Run directory '{path.parent}' has no {table} table ({path.name}).")
     try:
@@ -96,13 +63,16 @@ def _scan(path: Path, table: str) -> pl.LazyFrame:
     except (pl.exceptions.PolarsError, OSError, ValueError) as e:
         msg = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
         raise AnalysisError(f"'{path}' is not a readable Parquet table ({msg}).") from None
-    missing = [c for c in REQUIRED[table] if c not in schema]
+    need = required(spec, table)
+    missing = [c for c in need if c not in schema]
     if missing:
         raise AnalysisError(
-            f"'{path}' is not a Loba {table} table: it lacks the column(s) {', '.join(missing)}."
+            f"'{path}' is not a {spec.title} {table} table: it lacks the column(s)"
+            f" {', '.join(missing)}."
         )
-    exprs = [pl.col(c).cast(pl.String) if c in _STRINGS else pl.col(c) for c in REQUIRED[table]]
-    extra = [c for c in schema if c not in REQUIRED[table]]
+    strings = _strings(spec)
+    exprs = [pl.col(c).cast(pl.String) if c in strings else pl.col(c) for c in need]
+    extra = [c for c in schema if c not in need]
     return lf.select(exprs + [pl.col(c) for c in extra])
 
 
@@ -150,10 +120,18 @@ def load_run(path) -> Run:
         raise AnalysisError(f"'{mpath}' is not valid JSON.") from None
     if not isinstance(manifest, dict) or any(k not in manifest for k in MANIFEST_KEYS):
         lacking = [k for k in MANIFEST_KEYS if not isinstance(manifest, dict) or k not in manifest]
-        raise AnalysisError(f"'{mpath}' is not a Loba run manifest: it lacks {', '.join(lacking)}.")
-    games = _scan(p / "games.parquet", "games")
-    seats = _scan(p / "seats.parquet", "seats")
-    rounds = _scan(p / "rounds.parquet", "rounds") if (p / "rounds.parquet").exists() else None
+        raise AnalysisError(f"'{mpath}' is not a run manifest: it lacks {', '.join(lacking)}.")
+    from sim.games import GameError, get_game
+
+    try:
+        spec = get_game(manifest.get("game"))  # no "game": written before Moon, so Loba
+    except GameError as e:
+        raise AnalysisError(f"'{mpath}': {e}") from None
+    games = _scan(p / "games.parquet", "games", spec)
+    seats = _scan(p / "seats.parquet", "seats", spec)
+    detail = spec.detail
+    dpath = p / f"{detail.name}.parquet" if detail is not None else None
+    rounds = _scan(dpath, detail.name, spec) if dpath is not None and dpath.exists() else None
     head = collect(
         games.select(
             pl.len().alias("n"),

@@ -203,8 +203,10 @@ def rebuy_value_state(
     After the decision the game goes on as the seats' own rules decide (the real game, not a
     branch), so later decisions of the same game are sampled too.
     """
-    from sim.loba.play import Game
+    from sim.games import get_game
     from sim.runner import resolve_rules
+
+    Game = get_game("loba").handle  # the one-game handle: rebuys are a Loba decision
 
     rs = resolve_rules(rules)
     labels = _seat_list(seats)

@@ -81,13 +81,19 @@ def _table(headers: list[str], rows: list[list], left: int = 1) -> str:
 
 
 def _rules_section(rs: RunSet) -> str:
-    from sim.rules import describe, parse_rules_id
+    from sim.rules import parse_rules_id
 
     out = []
     for v in rs.variants:
         m = rs.manifest(v)
         try:
-            rows = describe(parse_rules_id(m["rules_id"]))
+            # (knob, value, default, rule, meaning); runs from before Moon name no game: Loba
+            rows = [
+                (k, val, d, r, mean)
+                for k, val, d, r, _, mean in parse_rules_id(
+                    m["rules_id"], m.get("game", "loba")
+                ).describe()
+            ]
         except Exception:  # a rule set this version no longer knows: show the manifest as is
             rows = [(k, str(val), "?", "", "") for k, val in (m.get("rules") or {}).items()]
         changed = [r for r in rows if r[1] != r[2]]

@@ -53,7 +53,6 @@ def parse_vary(items) -> list[tuple[str, list[str]]]:
 def sweep_cells(preset: str | None, sets: dict, vary) -> list[tuple[dict, object]]:
     """Every cell of the grid as (``{knob: value}``, RuleSet), validated (RuleError on a bad
     knob, value or combination, naming it)."""
-    from sim.loba.rules import DEFAULT_PRESET
     from sim.rules import make_rules
 
     cells = []
@@ -63,7 +62,7 @@ def sweep_cells(preset: str | None, sets: dict, vary) -> list[tuple[dict, object
             raise AnalysisError(f"Knob '{k}' is both set (--set) and varied (--vary).")
     for combo in itertools.product(*[vals for _, vals in vary]):
         over = dict(zip(knobs, combo, strict=True))
-        rules = make_rules(preset or DEFAULT_PRESET, **sets, **over)
+        rules = make_rules(preset, **sets, **over)
         typed = {k: getattr(rules, k) for k in knobs}
         cells.append((typed, rules))
     ids = [r.id for _, r in cells]
@@ -146,7 +145,7 @@ def run_sweep(
         raise AnalysisError("Give at least one --vary KNOB=V1,V2,...")
     cells = sweep_cells(preset, sets, axes)
     knobs = [k for k, _ in axes]
-    labels = [s.label for s in parse_seats(seats)]
+    labels = [s.label for s in parse_seats(seats, game=cells[0][1].game)]
     for _, rules in cells:
         rules.check_players(len(labels))
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:

@@ -19,11 +19,11 @@ option index (see ``sim/policies/api.py`` for the contract). ``@decision`` compi
 plug-in signature, so the kernel calls it directly, without Python in the loop.
 """
 
-from sim.cards import JOKER
+from sim.loba.cards import JOKER
 from sim.loba.layout import DRAW, PUB
+from sim.loba.policies import best_discard, best_play, opponent_close
 from sim.loba.rules import RULE
 from sim.policies.api import Policy, decision
-from sim.policies.builtin import best_discard, best_play, opponent_close
 
 
 @decision

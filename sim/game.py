@@ -1,7 +1,7 @@
 """The game protocol: everything the runner, results, trace, bench, CLI and analysis need to
 know about a game, as one frozen value (:class:`GameSpec`).
 
-Each game package exports one spec (Loba: :data:`sim.loba.spec.SPEC`), registered by name in
+Each game package exports one spec (``SPEC`` in its ``spec.py``), registered by name in
 :mod:`sim.games`. Nothing outside a game package imports from it; everything game-specific is
 reached through the spec.
 
@@ -63,8 +63,8 @@ class GameSpec:
     to_text: Callable  # (events, only_round=None) -> readable text
     audit: Callable  # (events) -> list of violation sentences (independent auditor)
     bench: Callable | None = None  # (rules, seats, games, seed) -> report lines
-    handle: Any = None  # the one-game stepping class (Loba: sim.loba.play.Game)
-    units: dict = field(default_factory=dict)  # detail table's unit word: {"detail": "round"}
+    handle: Any = None  # the one-game stepping class (Loba: its play.Game)
+    tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
 
     @property
     def table(self) -> dict[str, Table]:

@@ -11,8 +11,8 @@ import importlib
 from .game import GameSpec
 
 DEFAULT_GAME = "loba"
-# name -> module exporting SPEC
-REGISTRY = {"loba": "sim.loba.spec"}
+# name -> module exporting SPEC, relative to this package
+REGISTRY = {"loba": ".loba.spec"}
 
 
 class GameError(ValueError):
@@ -30,7 +30,7 @@ def get_game(game=None) -> GameSpec:
     name = DEFAULT_GAME if game is None else str(game).strip().lower()
     if name not in REGISTRY:
         raise GameError(f"Unknown game '{game}': choose one of {', '.join(REGISTRY)}.")
-    return importlib.import_module(REGISTRY[name]).SPEC
+    return importlib.import_module(REGISTRY[name], __package__).SPEC
 
 
 def all_games() -> list[GameSpec]:

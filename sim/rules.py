@@ -1,8 +1,9 @@
 """Rule sets of any game: knobs, presets, validation, canonical ids (game-independent).
 
 A game declares its rules once, as a :class:`RulesSpec` (its knobs, presets, version, player
-counts and cross-field checks; Loba's is :data:`sim.loba.rules.SPEC`). A :class:`RuleSet` is one
-frozen, validated record of one game, built only through :meth:`RulesSpec.make` (or
+counts and cross-field checks; ``SPEC`` in the game package's ``rules.py``). A
+:class:`RuleSet` is one frozen, validated record of one game, built only through
+:meth:`RulesSpec.make` (or
 :func:`make_rules` / :func:`parse_rules_id`, which find the game in :mod:`sim.games`); every
 value and cross-field invariant is checked, and anything else is refused with one sentence
 naming the knob and the reason (:class:`RuleError`).

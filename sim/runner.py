@@ -210,9 +210,8 @@ def portable_seat(seat: Seat) -> str:
             return f"{Path(mod).expanduser().resolve()}:{name}"
         return ref
 
-    return dataclasses.replace(
-        seat, policy_ref=fix(seat.policy_ref), rebuy_ref=fix(seat.rebuy_ref)
-    ).label
+    addons = tuple(dataclasses.replace(a, ref=fix(a.ref)) for a in seat.addons)
+    return dataclasses.replace(seat, policy_ref=fix(seat.policy_ref), addons=addons).label
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Tables as declarations: one list of columns per table, from which everything else comes.
 
-A game declares its tables (Loba's: :mod:`sim.loba.schema`) as :class:`Table` objects. From that
-one declaration come the kernel's record layouts (:meth:`Table.kernel_enum`: one field per
+A game declares its tables (in its package's ``schema.py``) as :class:`Table` objects. From
+that one declaration come the kernel's record layouts (:meth:`Table.kernel_enum`: one field per
 column the kernel fills), the polars frames and so the Parquet columns and types
 (:meth:`Table.frame`), the manifest's table list, the columns :mod:`analysis.io` requires, and
 the column lists in ``loba tables`` / the README.

@@ -47,6 +47,27 @@ def extract(rev: str, dest: Path) -> str:
     return name
 
 
+def _engine(name: str, seats: str):
+    """(run(start, count) -> games record array, the turns column) of one revision's engine,
+    before or after the game protocol (sim.games)."""
+    runner = importlib.import_module(name + ".runner")
+    policies = importlib.import_module(name + ".policies")
+    runner.set_threads(1)  # numba threads in older revisions, kernel threads in newer
+    n = len(seats.split(","))
+    try:
+        spec = importlib.import_module(name + ".games").get_game("loba")
+    except ImportError:  # before the game protocol
+        layout = importlib.import_module(name + ".loba.layout")
+        R = importlib.import_module(name + ".rules").make_rules().to_array()
+        tables = runner.seat_tables(policies.parse_seats(seats))
+        col = layout.GR_TURNS if hasattr(layout, "GR_TURNS") else layout.GR.TURNS
+        return (lambda start, count: runner.run_chunk(R, n, 1, start, count, tables, 0)[0]), col
+    R = spec.rules.make().to_array()
+    tables = spec.fn_tables(policies.parse_seats(seats, game=spec))
+    col = spec.table["games"].kernel_index()["turns"]
+    return (lambda start, count: runner.run_chunk(spec, R, n, 1, start, count, tables, 0)[0]), col
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("revs", nargs="+", help="git revisions (or WORKTREE); the first is the base")
@@ -63,18 +84,11 @@ def main() -> None:
     engines = {}
     for rev in args.revs:
         name = extract(rev, dest)
-        rules = importlib.import_module(name + ".rules")
-        policies = importlib.import_module(name + ".policies")
-        runner = importlib.import_module(name + ".runner")
-        runner.set_threads(1)  # numba threads in older revisions, kernel threads in newer
-        R = rules.make_rules().to_array()
-        tables = runner.seat_tables(policies.parse_seats(args.seats))
-        n_players = len(args.seats.split(","))
+        run, turns_col = _engine(name, args.seats)
         t0 = time.perf_counter()
-        runner.run_chunk(R, n_players, 1, 0, 2, tables, 0)
+        run(0, 2)
         print(f"{rev}: loaded in {time.perf_counter() - t0:.1f} s", flush=True)
-        turns_col = importlib.import_module(name + ".loba.layout").GR.TURNS
-        engines[rev] = (runner.run_chunk, R, tables, n_players, turns_col)
+        engines[rev] = (run, turns_col)
 
     ns = {rev: [] for rev in args.revs}
     same = True
@@ -82,9 +96,9 @@ def main() -> None:
         order = args.revs if rep % 2 == 0 else args.revs[::-1]
         turns = set()
         for rev in order:
-            run, R, tables, n_players, turns_col = engines[rev]
+            run, turns_col = engines[rev]
             t0 = time.perf_counter()
-            games, _, _ = run(R, n_players, 1, rep * args.games, args.games, tables, 0)
+            games = run(rep * args.games, args.games)
             dt = time.perf_counter() - t0
             t = int(games[:, turns_col].sum())
             turns.add(t)

@@ -14,17 +14,20 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from sim.games import get_game
+
 sys.path.insert(0, str(Path(__file__).parent))
 
-PRESETS = ["pagat", "classic", "rami"]
-POLICIES = ["random", "greedy", "hold"]
+LOBA = get_game("loba")
+PRESETS = list(LOBA.rules.presets)  # the registries: a new preset or policy is covered
+POLICIES = list(LOBA.policies)
 
 
 def cells():
     out = []
     for preset in PRESETS:
         for pol in POLICIES:
-            for n in (2, 3, 4, 5):
+            for n in range(LOBA.rules.min_players, LOBA.rules.max_players + 1):
                 out.append((preset, ",".join([pol] * n)))
         out.append(
             (preset, "greedy+rebuy=never,hold:patience=2,random,greedy+rebuy=if_opponents:k=2")
@@ -35,7 +38,6 @@ def cells():
 def work(args):
     preset, seats, seed, start, count = args
     from sim.loba import auditor
-
     from sim.trace import replay
 
     bad = []

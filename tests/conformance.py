@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from sim.loba import oracle
 
-from sim.cards import JOKER, card_value
+from sim.loba import oracle
+from sim.loba.cards import JOKER, card_value
 from sim.loba.layout import PH, ST, G
 from sim.loba.play import Game
 from sim.rules import RuleSet

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import parse_cards
 from sim.loba import moves
+from sim.loba.cards import parse_cards
 from sim.loba.layout import MELD, PH, G, M, S
 from sim.loba.play import Game
 from sim.rules import make_rules

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from scenario import table
 
-from sim import check_meld
-from sim.cards import JOKER, parse_card
 from sim.loba import engine
+from sim.loba.cards import JOKER, parse_card
 from sim.loba.layout import MAX_ACTS, PLAY, A
+from sim.loba.melds import check_meld
 from sim.rules import make_rules
 
 C = parse_card

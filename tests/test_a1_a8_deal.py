@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.cards import JOKER, card_value, parse_card, parse_cards
+from sim.loba.cards import JOKER, card_value, parse_card, parse_cards
 from sim.loba.layout import ST
 from sim.loba.play import Game, deal_order, full_deck, stack_deck
 from sim.rules import RuleError, make_rules
@@ -27,7 +27,7 @@ def test_a1_seats_are_clockwise_left_is_next_seat():
 
 def test_a2_deck_is_two_packs_and_four_jokers(pagat):
     deck = full_deck(pagat)
-    assert len(deck) == 108 == pagat.deck_size
+    assert len(deck) == 108 == 52 * pagat.decks + pagat.jokers
     assert deck.count(JOKER) == 4
     assert all(deck.count(c) == 2 for c in range(52))
     g = Game(pagat, "greedy,greedy,greedy,greedy", seed=5)

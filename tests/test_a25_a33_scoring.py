@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scenario import table
 
-from sim.cards import parse_card
 from sim.loba import engine
+from sim.loba.cards import parse_card
 from sim.loba.layout import MAX_ACTS, PLAY, ST, A, G
 from sim.rules import make_rules
 

@@ -49,11 +49,11 @@ def test_summarize_table_csv_json(runs, capsys):
 def test_compare_prints_sentences_and_verdicts(runs, capsys):
     code, out, err = run(capsys, "compare", runs / "e101", runs / "e151")
     assert code == 0, err
-    assert "pagat(elimination_score=151) vs pagat: rounds per game is higher" in out
+    assert "loba:pagat(elimination_score=151) vs loba:pagat: rounds per game is higher" in out
     assert "verdict" in out
     code, out, _ = run(capsys, "compare", runs / "e101", runs / "e151", "--format", "json")
     rows = json.loads(out)
-    assert {r["baseline"] for r in rows} == {"pagat"}
+    assert {r["baseline"] for r in rows} == {"loba:pagat"}
 
 
 def test_report_is_self_contained(runs, capsys, tmp_path):
@@ -95,7 +95,7 @@ def test_sweep_writes_cells_summary_and_plot(capsys, tmp_path):
     assert (out / "summary.csv").exists() and (out / "sweep.png").exists()
     s = pl.read_csv(out / "summary.csv")
     assert s["elimination_score"].to_list() == [101, 151]
-    assert s["rules_id"].to_list() == ["pagat", "pagat(elimination_score=151)"]
+    assert s["rules_id"].to_list() == ["loba:pagat", "loba:pagat(elimination_score=151)"]
     # same seeds in every cell: the first deal (first dealer) of every game is the same
     a = pl.read_parquet(out / "cells" / "elimination_score=101" / "games.parquet")
     b = pl.read_parquet(out / "cells" / "elimination_score=151" / "games.parquet")

@@ -41,27 +41,30 @@ def _edit_manifest(path, **changes):
 def test_load_run_is_lazy_and_checked(runs):
     r = load_run(runs / "a")
     assert isinstance(r.games, pl.LazyFrame) and r.rounds is not None
-    assert r.n_games == 40 and r.rules_id == "pagat"
+    assert r.n_games == 40 and r.rules_id == "loba:pagat"
     assert load_run(runs / "b").rounds is None
 
 
 def test_runs_of_different_rules_are_kept_apart(runs):
     rs = load_runs([runs / "a", runs / "b"])
-    assert rs.variants == ["pagat", "pagat(elimination_score=151)"]
+    assert rs.variants == ["loba:pagat", "loba:pagat(elimination_score=151)"]
     g = rs.games.group_by("variant").agg(pl.len()).collect()
-    assert dict(g.iter_rows()) == {"pagat": 40, "pagat(elimination_score=151)": 40}
+    assert dict(g.iter_rows()) == {"loba:pagat": 40, "loba:pagat(elimination_score=151)": 40}
     assert rs.rounds is not None  # from the run that has them
 
 
 def test_runs_of_the_same_rules_pool_when_their_games_differ(runs):
     rs = load_runs([runs / "a", runs / "a2"])
-    assert rs.variants == ["pagat"]
+    assert rs.variants == ["loba:pagat"]
     assert rs.games.select(pl.len()).collect().item() == 80
 
 
 def test_different_seatings_become_different_variants(runs):
     rs = load_runs([runs / "a", runs / "c"])
-    assert rs.variants == ["pagat | greedy,greedy,greedy", "pagat | greedy,random,greedy"]
+    assert rs.variants == [
+        "loba:pagat | greedy,greedy,greedy",
+        "loba:pagat | greedy,random,greedy",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -121,7 +124,7 @@ def test_manifest_that_disagrees_with_the_table(runs, tmp_path):
     _edit_manifest(d, rules_id="classic")
     with pytest.raises(AnalysisError, match="manifest says rules 'classic'"):
         load_run(d)
-    _edit_manifest(d, rules_id="pagat", games=41)
+    _edit_manifest(d, rules_id="loba:pagat", games=41)
     with pytest.raises(AnalysisError, match="is damaged"):
         load_run(d)
 

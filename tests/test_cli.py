@@ -31,7 +31,7 @@ def run(capsys, *args):
         (["simulate", "--set", "escalera_min=2"], "'escalera_min' must be between 3 and 13"),
         (["simulate", "--set", "max_rebuys=lots"], "'max_rebuys' takes a whole number"),
         (["simulate", "--set", "elimination_score"], "is not a rule setting"),
-        (["simulate", "--rules", "klondike"], "Unknown preset 'klondike'"),
+        (["simulate", "--rules", "klondike"], "Unknown Loba preset 'klondike'"),
         (["simulate", "--set", "hand_size=30"], "cannot be dealt"),
         (["simulate", "--seats", "greedy"], "2 to 5 players, not 1"),
         (["simulate", "--seats", "greedy,greedy,greedy,greedy,greedy,greedy"], "not 6"),
@@ -39,14 +39,14 @@ def run(capsys, *args):
         (["simulate", "--seats", "hold:patience=x,greedy"], "takes a number"),
         (["simulate", "--seats", "hold:speed=1,greedy"], "has no parameter 'speed'"),
         (["simulate", "--seats", "greedy+rebuy=sometimes,greedy"], "Unknown rebuy rule"),
-        (["simulate", "--seats", "greedy+buy=1,greedy"], "write rebuy=RULE"),
+        (["simulate", "--seats", "greedy+buy=1,greedy"], "take +rebuy=RULE"),
         (["simulate", "--seats", "greedy,,greedy"], "empty seat"),
         (["simulate", "--games", "0"], "at least 1"),
         (["simulate", "--seed", "-3"], "The seed must be"),
         (["simulate", "--threads", "0"], "--threads must be"),
         (["simulate", "--games", "many"], "'many' is not a valid integer"),
         (["check-meld", "5S", "6X"], "'6X' is not a card"),
-        (["rules", "nope"], "Unknown preset 'nope'"),
+        (["rules", "nope"], "Unknown Loba preset 'nope'"),
         (["frobnicate"], "No such command"),
     ],
 )
@@ -89,7 +89,7 @@ def test_simulate_writes_run_directory(capsys, tmp_path):
     assert code == 0
     assert "300 games" in text and "win share by seat" in text
     man = json.loads((out / "manifest.json").read_text())
-    assert man["rules_id"] == "classic(elimination_score=151)"
+    assert man["rules_id"] == "loba:classic(elimination_score=151)" and man["game"] == "loba"
     assert (
         man["rules"]["elimination_score"] == 151 and man["rules"]["pierna_suits"] == "not_all_four"
     )
@@ -148,7 +148,7 @@ def test_rules_lists_every_knob(capsys):
     from sim.loba.rules import KNOBS
 
     code, out, _ = run(capsys, "rules", "rami", "--set", "max_rebuys=0")
-    assert code == 0 and out.splitlines()[0] == "rules: rami(max_rebuys=0)"
+    assert code == 0 and out.splitlines()[0] == "rules: loba:rami(max_rebuys=0)"
     for k in KNOBS:
         assert any(line.startswith(k.name + " ") for line in out.splitlines())
 

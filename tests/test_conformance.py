@@ -11,10 +11,11 @@ from pathlib import Path
 import conformance
 import pytest
 
+from sim.games import get_game
 from sim.loba.rules import PRESETS
 from sim.rules import make_rules
 
-POLICIES = ["random", "greedy", "hold"]
+POLICIES = list(get_game("loba").policies)  # the registry: a new policy is covered
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

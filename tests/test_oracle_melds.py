@@ -2,7 +2,7 @@
 
 Three kernel entry points are compared with the oracle:
 
-* ``sim.check_meld`` (the kernel's ``judge_meld``): verdict and, for a legal meld, the exact text
+* ``check_meld`` (the kernel's ``judge_meld``): verdict and, for a legal meld, the exact text
   (escalera cards in order with each joker's stand-in, [A18] default placement);
 * ``moves.gen_layoffs``: the exact set of single-card lay-offs ([A21], [A22]);
 * ``moves.gen_new_melds``: every listed meld is legal and held (soundness), maximal, and every
@@ -18,14 +18,13 @@ import random
 import re
 
 import numpy as np
-from sim.loba import oracle
 import pytest
-from sim.loba.oracle import JOKER, Escalera, Pierna, card_at, escalera_window, natural
 
-import sim
-from sim.cards import card_str, parse_card, position_card
-from sim.loba import moves
+from sim.loba import moves, oracle
+from sim.loba.cards import card_str, parse_card, position_card
 from sim.loba.layout import MAX_ACTS, MAX_MELDS, MELD, PLAY, A, M
+from sim.loba.melds import check_meld
+from sim.loba.oracle import JOKER, Escalera, Pierna, card_at, escalera_window, natural
 from sim.rules import make_rules
 
 C = parse_card
@@ -326,7 +325,7 @@ def test_a15_a18_check_meld_matches_oracle(name):
     for case in range(N_JUDGE):
         cards = gen_meld_candidate(rng, rules)
         arg = [card_str(c) for c in cards] if case % 2 else cards
-        ok, text = sim.check_meld(arg, rules)
+        ok, text = check_meld(arg, rules)
         want = oracle.judge(cards, rules)
         assert ok == want.ok, (name, show(cards), text, want.text)
         if ok:
@@ -536,7 +535,7 @@ def R(preset, **kw):
 
 def judge_both(cards, rules):
     cards = cards.split()
-    got = sim.check_meld(cards, rules)
+    got = check_meld(cards, rules)
     want = oracle.judge(cards, rules)
     return got, (want.ok, want.text)
 
@@ -879,7 +878,7 @@ def test_a16_a17_new_meld_two_naturals_further_apart_than_escalera_min(rules, ha
     check_meld accepts; gen_new_melds must then list it (the only maximal meld in the hand)."""
     meld = [c for c in hand.split() if c != "9H"]
     assert oracle.judge(meld, rules).texts == {text}
-    assert sim.check_meld(meld, rules) == (True, text)
+    assert check_meld(meld, rules) == (True, text)
     assert new_melds(hand, rules) == [row]
 
 

@@ -25,7 +25,7 @@ def test_plugin_through_kernel_equals_builtin_it_mirrors():
 
 def test_plugin_functions_are_compiled_with_the_plugin_signature():
     seat = parse_seat(f"{MIRROR}:mirror")
-    from sim.policies.api import DECIDE_SIG
+    from sim.loba.api import DECIDE_SIG
 
     for fn in (seat.policy.draw, seat.policy.play, seat.policy.discard):
         assert fn.nopython_signatures and fn.nopython_signatures[0] == DECIDE_SIG

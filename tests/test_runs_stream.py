@@ -57,7 +57,7 @@ def test_streamed_run_has_one_part_per_chunk_and_a_complete_manifest(streamed):
     assert m["complete"] is True and m["format"] == "loba-run/2"
     assert (m["games"], m["games_done"], m["chunk_size"], m["chunks"]) == (450, 450, 100, 5)
     assert m["chunks_done"] == [[0, 4]]
-    assert m["rules_id"] == "classic" and m["seats"] == SEATS.split(",")
+    assert m["rules_id"] == "loba:classic" and m["seats"] == SEATS.split(",")
     assert m["tables"] == ["games", "seats", "rounds"] and m["rounds_recorded"] is True
     assert m["sessions"][0]["backend"] == "local" and m["backend"] == "local"
     # no lock, no temporary files once complete

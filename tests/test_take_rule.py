@@ -7,11 +7,10 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from sim.loba import oracle
 import pytest
 from scenario import table
 
-from sim.loba import engine
+from sim.loba import engine, oracle
 from sim.loba.layout import MAX_ACTS
 from sim.rules import make_rules
 

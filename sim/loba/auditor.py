@@ -446,7 +446,7 @@ def audit_file(path) -> list[str]:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python tests/auditor.py TRACE.jsonl", file=sys.stderr)
+        print("usage: python -m sim.loba.auditor TRACE.jsonl", file=sys.stderr)
         return 2
     try:
         problems = audit_file(argv[0])

@@ -96,7 +96,9 @@ def run_bench(rules, seats, games: int, seed: int = 12345):
         decisions = int(g[:, GR.DECISIONS].sum())
         tpg = turns / games
         t = time.perf_counter()
-        floor_kernel(seed, games, n, rules.hand_size, 52 * rules.decks + rules.jokers, int(round(tpg)))
+        floor_kernel(
+            seed, games, n, rules.hand_size, 52 * rules.decks + rules.jokers, int(round(tpg))
+        )
         fdt = time.perf_counter() - t
         ns_turn = dt / turns * 1e9 * threads
         floor_ns = fdt / (games * round(tpg)) * 1e9 * threads

@@ -6,7 +6,7 @@ One function per phase: :func:`deal_round` ([A5]-[A8]), :func:`play_turn` ([A9]-
 (sim.loba.layout), so a game can be copied at any point and played on.
 
 Policies are called through four tuples of first-class functions (one entry per seat), all of
-signature :data:`sim.policies.api.DECIDE_SIG`; they receive only the deciding seat's hand, the
+signature :data:`sim.loba.api.DECIDE_SIG`; they receive only the deciding seat's hand, the
 table melds, the discard pile and the public array ``pub`` (RULES.md A.8), never another hand
 or the stock order.
 """

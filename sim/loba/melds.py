@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import JOKER, N_IDS, card_str, parse_card, position_card
-from . import moves
-from .layout import MELD
 from ..rules import RuleSet
+from . import moves
+from .cards import JOKER, N_IDS, card_str, parse_card, position_card
+from .layout import MELD
 from .rules import SPEC
 
 REASONS = {

@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import jit, kernel
+from ..policies.api import AddOnRule, Policy, addon_slot, decision
+from ..rng import below
 from .engine import copy_rows2
 from .layout import DRAW, JOKER, MAX_ACTS, MAX_MELDS, PLAY, PUB, ST, A, M
 from .moves import apply_play, gen_layoffs, gen_new_melds
 from .rules import RULE
-from ..rng import below
-from ..policies.api import AddOnRule, Policy, addon_slot, decision
 
 REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a Loba seat)
 

@@ -10,6 +10,7 @@ from .auditor import audit_events
 from .bench import run_bench
 from .kernel import run_games
 from .layout import MAX_SEATS
+from .melds import check_meld
 from .play import Game
 from .policies import POLICIES, REBUY_RULES
 from .rules import SPEC as RULES
@@ -49,4 +50,5 @@ SPEC = GameSpec(
     audit=audit_events,
     bench=run_bench,
     handle=Game,
+    tools={"check_meld": check_meld},
 )

@@ -25,7 +25,6 @@ Schema (one object per line; fields may be added, never renamed)::
 
 from __future__ import annotations
 
-
 from ..trace import check_index
 from .cards import JOKER, card_str, position_card
 from .layout import EV, MELD, VOID, E

@@ -71,7 +71,9 @@ G = make_enum(
         "END",  # END.*: how the game ended
         "DECISIONS",  # policy decisions taken in the game
         "PHASE",  # PH.*: what the next step() does
+        "WINNERS",  # + trick: winner of each completed trick of the current hand, -1 after
     ],
+    {"WINNERS": N_TRICKS},
 )
 # DEAL: deal the next hand (or end the game at the cap); BID: the auction; DECLARE: widow,
 # discard and trump; PLAY: tricks; SETTLE: the hand is over, check the end of the game

@@ -218,7 +218,12 @@ def _compile(ref: str, fns, sig) -> None:
 
 
 def parse_seats(spec, n_players: int | None = None, game=None) -> list[Seat]:
-    """A comma-separated string or a list of seat strings; ``n_players`` copies of one seat."""
+    """A comma-separated string or a list of seat strings; ``n_players`` copies of one seat;
+    None: the game's default seating."""
+    if spec is None:
+        from ..games import get_game
+
+        spec = get_game(game).default_seats
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     if n_players is not None and len(items) == 1:
         items = items * n_players

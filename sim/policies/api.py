@@ -2,10 +2,10 @@
 
 A game (:class:`sim.game.GameSpec`) names its decision kinds (Loba: ``draw``, ``play``,
 ``discard``; Moon: ``bid``, ``trump``, ``play``) and one compiled signature that every decision
-function of that game has (Loba's: :data:`sim.loba.api.DECIDE_SIG`; the arguments are what a
-player at the table may see, documented there). A :class:`Policy` bundles one function per
-kind and its named parameters; an :class:`AddOnRule` is a one-decision rule a seat adds with
-``+KIND=NAME`` (Loba's rebuy rules: ``greedy+rebuy=never``).
+function of that game has (``DECIDE_SIG`` in the game package's ``api.py``; the arguments
+are what a player at the table may see, documented there). A :class:`Policy` bundles one
+function per kind and its named parameters; an :class:`AddOnRule` is a one-decision rule a
+seat adds with ``+KIND=NAME`` (Loba's rebuy rules: ``greedy+rebuy=never``).
 
 Write the functions with :func:`decision` in any module, wrap them in a :class:`Policy`, and
 select them with ``path/to/module.py:NAME`` or ``package.module:NAME`` in a seat string. They
@@ -140,9 +140,15 @@ class Policy:
         return tuple(self.named[k] for k in kinds)
 
     def __getattr__(self, kind: str):
-        named = self.__dict__.get("named", {})
-        if kind in named:
-            return named[kind]
+        d = self.__dict__
+        if kind in d.get("named", {}):
+            return d["named"][kind]
+        if d.get("positional") and not kind.startswith("_"):
+            from ..games import get_game
+
+            kinds = get_game(d["game"]).decisions
+            if kind in kinds and len(d["positional"]) == len(kinds):
+                return d["positional"][kinds.index(kind)]
         raise AttributeError(kind)
 
     def __repr__(self) -> str:

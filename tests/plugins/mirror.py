@@ -1,8 +1,8 @@
 """A plug-in that re-exports greedy's decisions under a new name: running it through the
 plug-in path must give exactly greedy's games."""
 
+from sim.loba.policies import best_discard, best_play, greedy_draw
 from sim.policies.api import Policy, decision
-from sim.policies.builtin import best_discard, best_play, greedy_draw
 
 
 @decision
