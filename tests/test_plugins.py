@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import sim
@@ -89,3 +90,17 @@ def test_a_decision_that_does_not_compile_is_one_sentence(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "cannot be compiled as a decision" in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_answers_read_as_the_fallback_and_are_counted_per_seat():
+    """engine.decide: out-of-range answers are counted (seats.bad_answers) and read as the
+    first option (draw, discard), stop (plays) or decline (rebuy) — the game still ends."""
+    wild = str(Path(__file__).parent / "plugins" / "wild.py")
+    res = sim.simulate(
+        "pagat", f"{wild}:wild_policy+rebuy={wild}:wild_rebuy,greedy,greedy", games=40, seed=2
+    )
+    bad = res.seats.group_by("seat").agg(pl.col("bad_answers").sum()).sort("seat")
+    assert bad["bad_answers"][0] > 40 and bad["bad_answers"][1:].to_list() == [0, 0]
+    assert res.games["winner"].null_count() == 0
+    # a seat that always stops playing never melds: it never goes out by plays
+    assert res.seats.filter(pl.col("seat") == 0)["rebuys"].sum() == 0  # declined every rebuy

@@ -292,6 +292,7 @@ def fill_pub(st, R, seat, pub, decision):
     pub[PUB.TAKEN] = g[G.TAKEN]
     pub[PUB.NMELDS] = g[G.NMELDS]
     pub[PUB.DECISION] = decision
+    pub[PUB.REBUY_SCORE] = g[G.REBUY_SCORE] if decision == DEC.REBUY else 0
     act = 0
     for q in range(MAX_SEATS):
         if q < g[G.NP]:
@@ -542,10 +543,20 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
 
 
 @kernel(inline="always")
-def _decide(fn, st, R, seat, pub, params, acts, n, decision):
+def decide(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
+    """The one gate every decision passes: fill the public view, count the decision, ask the
+    seat's function, and check its answer. An answer outside ``0 .. n-1`` is a bad answer,
+    counted per seat (``S.BAD_ANSWERS``): it reads as the documented fallback, the first
+    option, or "stop" where stopping is an option (``may_stop``: plays, where -1 stops)."""
     fill_pub(st, R, seat, pub, decision)
     st.g[G.DECISIONS] += 1
-    return fn(st.hands[seat, :N_IDS], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
+    k = fn(st.hands[seat, :N_IDS], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
+    if k >= 0 and k < n:
+        return k
+    if may_stop and k == -1:
+        return -1
+    st.s[seat, S.BAD_ANSWERS] += 1
+    return -1 if may_stop else 0
 
 
 @kernel(inline="always")
@@ -572,9 +583,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         nopt += 1
     ch = 0
     if nopt > 1:
-        ch = _decide(draw_fns[seat], st, R, seat, pub, params, acts, nopt, DEC.DRAW)
-        if ch < 0 or ch >= nopt:
-            ch = 0
+        ch = decide(draw_fns[seat], st, R, seat, pub, params, acts, nopt, DEC.DRAW, False)
     if acts[ch, 0] == DRAW.DISCARD:
         g[G.PILE_N] -= 1
         st.pile[g[G.PILE_N]] = -1
@@ -595,9 +604,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
                     m += 1
             k = 0
             if m > 1:
-                k = _decide(play_fns[seat], st, R, seat, pub, params, acts, m, DEC.PLAY)
-                if k < 0 or k >= m:
-                    k = 0
+                k = decide(play_fns[seat], st, R, seat, pub, params, acts, m, DEC.PLAY, False)
             if m > 0:  # plan_take found this play; m == 0 would be an engine bug
                 do_play(st, seat, acts[k], tr)
         else:
@@ -615,8 +622,8 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         n = gen_plays(st, R, seat, acts)
         if n == 0:
             break
-        k = _decide(play_fns[seat], st, R, seat, pub, params, acts, n, DEC.PLAY)
-        if k < 0 or k >= n:
+        k = decide(play_fns[seat], st, R, seat, pub, params, acts, n, DEC.PLAY, True)
+        if k < 0:
             break
         do_play(st, seat, acts[k], tr)
     if s[seat, S.HAND_N] == 0:
@@ -636,9 +643,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         n += 1
     k = 0
     if n > 1:
-        k = _decide(discard_fns[seat], st, R, seat, pub, params, acts, n, DEC.DISCARD)
-        if k < 0 or k >= n:
-            k = 0
+        k = decide(discard_fns[seat], st, R, seat, pub, params, acts, n, DEC.DISCARD, False)
     cid = acts[k, 0]
     hand[cid] -= 1
     s[seat, S.HAND_N] -= 1
@@ -708,12 +713,8 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
             if rebuy_open and s[q, S.REBUYS] < R[RULE.MAX_REBUYS]:  # [A30]
                 acts[0, 0] = 0
                 acts[1, 0] = 1
-                fill_pub(st, R, q, pub, DEC.REBUY)
-                pub[PUB.REBUY_SCORE] = target
-                g[G.DECISIONS] += 1
-                yes = rebuy_fns[q](
-                    st.hands[q, :N_IDS], st.melds, st.pile, pub, params[q], st.rng[2:], acts, 2
-                )
+                g[G.REBUY_SCORE] = target
+                yes = decide(rebuy_fns[q], st, R, q, pub, params, acts, 2, DEC.REBUY, False)
             if yes == 1:
                 s[q, S.REBUYS] += 1
                 s[q, S.PAID] += R[RULE.REBUY_COST]

@@ -39,6 +39,7 @@ def write_records(st, games_row, seats_rows):
         seats_rows[q, SR.PLACE] = st.s[q, S.PLACE]
         seats_rows[q, SR.PAID] = st.s[q, S.PAID]
         seats_rows[q, SR.WON] = st.s[q, S.WON]
+        seats_rows[q, SR.BAD_ANSWERS] = st.s[q, S.BAD_ANSWERS]
 
 
 @jit

@@ -70,6 +70,7 @@ G = make_enum(
         "VOID_REASON",  # VOID.* of the last round
         "DECK_N",  # cards in the deck
         "PHASE",  # PH.*: what the next step() does
+        "REBUY_SCORE",  # the score a rebuy gives in the round being settled ([A30])
     ],
 )
 # SETTLE: a round has been scored; rebuys and elimination come next
@@ -93,6 +94,7 @@ S = make_enum(
         "WON",
         "PENALTY",  # last round's score change
         "BONUS",  # last round: went out with the one-turn bonus
+        "BAD_ANSWERS",  # decisions answered out of range (read as the fallback, engine.decide)
     ],
 )
 ST = make_enum("ST", ["ACTIVE", "OVER", "OUT"])  # OVER: transient, during [A29]-[A32]

@@ -49,6 +49,7 @@ SEATS = Table(
         C("paid", "int64", "stakes and rebuys paid"),
         C("won", "int64", "pot taken"),
         C("net", "int64", "won - paid", source="won-paid"),
+        C("bad_answers", "int32", "decisions answered out of range (read as the fallback)"),
     ),
 )
 
