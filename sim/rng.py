@@ -1,9 +1,9 @@
 """Counter-based per-game random streams (njit).
 
 Every game draws from its own stream, seeded from ``(seed, game index)`` alone, so a game is the
-same game whatever the thread count, chunk size or backend. The generator is xoshiro128++-style
-``xorshift128+`` on two uint64 words, seeded through SplitMix64; its state is a 2-element uint64
-array that lives inside the game state (a forked game carries its stream along).
+same game whatever the thread count, chunk size or backend. The generator is ``xorshift128+``
+(two uint64 words of state), seeded through SplitMix64; a stream's state is a 2-element uint64
+array that lives inside the game state (a forked game carries its streams along).
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ case-insensitive (``10h``, ``as``, ``jk``); output is canonical (``10H``, ``AS``
 
 from __future__ import annotations
 
+from ..jit import kernel
+
 N_IDS = 53
 JOKER = 52
 SUITS = "SHDC"
@@ -31,11 +33,15 @@ def card_id(rank: int, suit: int) -> int:
     return suit * 13 + rank - 1
 
 
-def rank_of(cid: int) -> int:
+@kernel(inline="always")
+def rank_of(cid):
+    """Rank 1..13 of a natural card's identity (usable in compiled code)."""
     return cid % 13 + 1
 
 
-def suit_of(cid: int) -> int:
+@kernel(inline="always")
+def suit_of(cid):
+    """Suit 0..3 of a natural card's identity (usable in compiled code)."""
     return cid // 13
 
 

@@ -5,10 +5,11 @@ One function per phase: :func:`deal_round` ([A5]-[A8]), :func:`play_turn` ([A9]-
 :func:`play_game` runs them to the end of a game. All of them work on a :class:`State`
 (sim.loba.layout), so a game can be copied at any point and played on.
 
-Policies are called through four tuples of first-class functions (one entry per seat), all of
-signature :data:`sim.loba.api.DECIDE_SIG`; they receive only the deciding seat's hand, the
-table melds, the discard pile and the public array ``pub`` (RULES.md A.8), never another hand
-or the stock order.
+Policies are called through one tuple of first-class functions per decision kind (draw, play,
+discard) and one for the rebuy rule (one entry per seat), all of signature
+:data:`sim.loba.api.DECIDE_SIG`, always through the one gate :func:`decide`; they receive only
+the deciding seat's hand, the table melds, the discard pile and the public array ``pub`` (rules
+document A.8), never another hand or the stock order.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..jit import jit, kernel
 from ..rng import below, shuffle
+from .cards import rank_of, suit_of
 from .layout import (
     DEC,
     DRAW,
@@ -35,13 +37,16 @@ from .layout import (
     RR,
     RS,
     ST,
+    TC,
     VOID,
     A,
     E,
     G,
     M,
     S,
+    Scratch,
     State,
+    Trace,
 )
 from .moves import (
     apply_play,
@@ -106,12 +111,12 @@ def copy_rows2(src, dst, n):
 
 @kernel
 def ev(tr, typ, rnd, seat, a, b, c, d):
-    """Append one event row; returns its index (-1 when off or full: cnt[2] marks overflow)."""
-    evs, pay, cnt = tr
-    i = cnt[0]
+    """Append one event row; returns its index (-1 when full: ``TC.OVERFLOW`` is then set)."""
+    evs, cnt = tr.evs, tr.cnt
+    i = cnt[TC.EVENTS]
     if i >= evs.shape[0]:
         if evs.shape[0] > 0:
-            cnt[2] = 1
+            cnt[TC.OVERFLOW] = 1
         return -1
     evs[i, EV.TYPE] = typ
     evs[i, EV.ROUND] = rnd
@@ -120,25 +125,25 @@ def ev(tr, typ, rnd, seat, a, b, c, d):
     evs[i, EV.B] = b
     evs[i, EV.C] = c
     evs[i, EV.D] = d
-    evs[i, EV.OFF] = cnt[1]
+    evs[i, EV.OFF] = cnt[TC.PAYLOAD]
     evs[i, EV.LEN] = 0
-    cnt[0] = i + 1
+    cnt[TC.EVENTS] = i + 1
     return i
 
 
 @kernel
 def ev_push(tr, i, value):
     """Append ``value`` to the payload of event ``i``."""
-    evs, pay, cnt = tr
+    cnt = tr.cnt
     if i < 0:
         return
-    j = cnt[1]
-    if j >= pay.shape[0]:
-        cnt[2] = 1
+    j = cnt[TC.PAYLOAD]
+    if j >= tr.pay.shape[0]:
+        cnt[TC.OVERFLOW] = 1
         return
-    pay[j] = value
-    cnt[1] = j + 1
-    evs[i, EV.LEN] += 1
+    tr.pay[j] = value
+    cnt[TC.PAYLOAD] = j + 1
+    tr.evs[i, EV.LEN] += 1
 
 
 @kernel
@@ -380,8 +385,8 @@ def _chain_to(hand, melds, nm, R, c, plan, k):
     """
     if c == JOKER:
         return -1
-    s = c // 13
-    r = c % 13 + 1
+    s = suit_of(c)
+    r = rank_of(c)
     jpe = R[RULE.JOKERS_PER_ESCALERA]
     for i in range(nm):
         if melds[i, M.KIND] != MELD.ESCALERA or melds[i, M.KEY] != s:
@@ -446,8 +451,8 @@ def take_may_work(st, R, seat, c):
     if c == JOKER:
         return True
     hand = st.hands[seat]
-    r = c % 13 + 1
-    s = c // 13
+    r = rank_of(c)
+    s = suit_of(c)
     others = 0
     total = 0
     for t in range(4):
@@ -560,7 +565,7 @@ def decide(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
 
 
 @kernel(inline="always")
-def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr):
+def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
     """One turn of ``seat`` ([A9]-[A14], [A20]-[A26]). Returns TURN_ON, TURN_OUT or TURN_VOID."""
     g = st.g
     s = st.s
@@ -583,7 +588,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         nopt += 1
     ch = 0
     if nopt > 1:
-        ch = decide(draw_fns[seat], st, R, seat, pub, params, acts, nopt, DEC.DRAW, False)
+        ch = decide(fns.draw[seat], st, R, seat, pub, params, acts, nopt, DEC.DRAW, False)
     if acts[ch, 0] == DRAW.DISCARD:
         g[G.PILE_N] -= 1
         st.pile[g[G.PILE_N]] = -1
@@ -604,7 +609,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
                     m += 1
             k = 0
             if m > 1:
-                k = decide(play_fns[seat], st, R, seat, pub, params, acts, m, DEC.PLAY, False)
+                k = decide(fns.play[seat], st, R, seat, pub, params, acts, m, DEC.PLAY, False)
             if m > 0:  # plan_take found this play; m == 0 would be an engine bug
                 do_play(st, seat, acts[k], tr)
         else:
@@ -622,7 +627,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         n = gen_plays(st, R, seat, acts)
         if n == 0:
             break
-        k = decide(play_fns[seat], st, R, seat, pub, params, acts, n, DEC.PLAY, True)
+        k = decide(fns.play[seat], st, R, seat, pub, params, acts, n, DEC.PLAY, True)
         if k < 0:
             break
         do_play(st, seat, acts[k], tr)
@@ -643,7 +648,7 @@ def play_turn(st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, 
         n += 1
     k = 0
     if n > 1:
-        k = decide(discard_fns[seat], st, R, seat, pub, params, acts, n, DEC.DISCARD, False)
+        k = decide(fns.discard[seat], st, R, seat, pub, params, acts, n, DEC.DISCARD, False)
     cid = acts[k, 0]
     hand[cid] -= 1
     s[seat, S.HAND_N] -= 1
@@ -678,12 +683,12 @@ def score_round(st, R, out):
 
 
 @kernel
-def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
+def settle_round(st, R, fns, params, bufs, rstat, tr):
     """[A29]-[A33] mark over, resolve rebuys, eliminate, and end the game if one is left.
 
     ``rstat[q]`` receives each seat's round status (RS_*).
     """
-    acts, pub = bufs[0], bufs[2]
+    acts, pub = bufs.acts, bufs.pub
     g = st.g
     s = st.s
     np_ = g[G.NP]
@@ -714,7 +719,7 @@ def settle_round(st, R, rebuy_fns, params, bufs, rstat, tr):
                 acts[0, 0] = 0
                 acts[1, 0] = 1
                 g[G.REBUY_SCORE] = target
-                yes = decide(rebuy_fns[q], st, R, q, pub, params, acts, 2, DEC.REBUY, False)
+                yes = decide(fns.rebuy[q], st, R, q, pub, params, acts, 2, DEC.REBUY, False)
             if yes == 1:
                 s[q, S.REBUYS] += 1
                 s[q, S.PAID] += R[RULE.REBUY_COST]
@@ -760,11 +765,11 @@ def finish_places(st):
 
 @jit
 def new_bufs(R):
-    """Scratch arrays for one game: acts, plan, pub (rules filled in), hand, melds, statuses."""
+    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in)."""
     pub = np.zeros(PUB.SIZE, dtype=np.int32)
     for i in range(RULE.SIZE):
         pub[PUB.RULES + i] = R[i]
-    return (
+    return Scratch(
         np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
         np.zeros((MAX_CARDS, A.SIZE), dtype=np.int16),
         pub,
@@ -776,14 +781,14 @@ def new_bufs(R):
 
 @jit
 def new_trace(ev_cap, pay_cap):
-    """An event trace buffer: events int32[ev_cap, EV.SIZE], payload int16[pay_cap], counters
-    int64[3] (events, payload used, overflow). Pass it as ``tr`` to :func:`step` /
+    """An event recording (:class:`~sim.loba.layout.Trace`) with room for ``ev_cap`` events
+    and ``pay_cap`` payload entries. Pass it as ``tr`` to :func:`step` /
     :func:`play_game`; pass ``None`` for no trace (the batch kernel): Numba then compiles every
     ``if tr is not None`` block away, so batches pay nothing for tracing."""
-    return (
+    return Trace(
         np.zeros((ev_cap, EV.SIZE), dtype=np.int32),
         np.zeros(pay_cap, dtype=np.int16),
-        np.zeros(3, dtype=np.int64),
+        np.zeros(TC.SIZE, dtype=np.int64),
     )
 
 
@@ -813,18 +818,18 @@ def end_round(st, R, out, tr):
 
 
 @kernel
-def settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr):
+def settle(st, R, fns, params, bufs, rounds_rows, tr):
     """PH.SETTLE: over / rebuys / elimination / end of game ([A29]-[A33]); record the round;
     pass the deal ([A5])."""
     g = st.g
     s = st.s
-    rstat = bufs[5]
+    rstat = bufs.rstat
     out = g[G.OUT]
     if out < 0:
         for q in range(g[G.NP]):
             rstat[q] = RS.ACTIVE if s[q, S.STATUS] == ST.ACTIVE else RS.ELIMINATED
     else:
-        settle_round(st, R, rebuy_fns, params, bufs, rstat, tr)
+        settle_round(st, R, fns, params, bufs, rstat, tr)
     r = g[G.ROUND] - 1
     if r < rounds_rows.shape[0]:
         for q in range(g[G.NP]):
@@ -849,12 +854,12 @@ def settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr):
 
 
 @kernel
-def play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, limit):
+def play_turns(st, R, fns, params, bufs, tr, limit):
     """PH.TURN: play up to ``limit`` turns, fewer when the round ends (it is then scored,
     [A27]-[A28]). Returns the phase. The turn loop lives here, with :func:`play_turn` inlined,
     so that a batch pays one call per round instead of one per turn (measured: -15% per turn).
     """
-    acts, plan, pub, sh, sm = bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]
+    acts, plan, pub, sh, sm = bufs.acts, bufs.plan, bufs.pub, bufs.hand, bufs.melds
     g = st.g
     s = st.s
     for _ in range(limit):
@@ -862,9 +867,7 @@ def play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, limit):
             break
         seat = g[G.CUR]
         placed_before = s[seat, S.PLACED]
-        res = play_turn(
-            st, R, seat, draw_fns, play_fns, discard_fns, params, acts, plan, pub, sh, sm, tr
-        )
+        res = play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr)
         g[G.TURN] += 1
         g[G.TURNS] += 1
         if res == TURN_OUT:
@@ -881,7 +884,7 @@ def play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, limit):
 
 
 @kernel
-def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr):
+def step(st, R, fns, params, decks, rounds_rows, bufs, tr):
     """Advance the game by one transition: PH.DEAL deals, PH.TURN plays one turn (and scores
     the round if it ends), PH.SETTLE settles the round (rebuys, elimination, game end).
 
@@ -911,25 +914,21 @@ def step(st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, round
         g[G.PHASE] = PH.TURN
         return PH.TURN
     if phase == PH.TURN:
-        return play_turns(st, R, draw_fns, play_fns, discard_fns, params, bufs, tr, 1)
+        return play_turns(st, R, fns, params, bufs, tr, 1)
     if phase == PH.SETTLE:
-        settle(st, R, rebuy_fns, params, bufs, rounds_rows, tr)
+        settle(st, R, fns, params, bufs, rounds_rows, tr)
     return g[G.PHASE]
 
 
 @kernel
-def play_game(
-    st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, tr
-):
+def play_game(st, R, fns, params, decks, rounds_rows, bufs, tr):
     """Run :func:`step` until the game is over (a round's turns in one :func:`play_turns`)."""
     while st.g[G.PHASE] != PH.DONE:
         if st.g[G.PHASE] == PH.TURN:
             play_turns(
                 st,
                 R,
-                draw_fns,
-                play_fns,
-                discard_fns,
+                fns,
                 params,
                 bufs,
                 tr,
@@ -939,10 +938,7 @@ def play_game(
             step(
                 st,
                 R,
-                draw_fns,
-                play_fns,
-                discard_fns,
-                rebuy_fns,
+                fns,
                 params,
                 decks,
                 rounds_rows,

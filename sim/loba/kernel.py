@@ -48,10 +48,7 @@ def play_one(
     n_players,
     seed,
     index,
-    draw_fns,
-    play_fns,
-    discard_fns,
-    rebuy_fns,
+    fns,
     params,
     decks,
     first_dealer,
@@ -68,9 +65,7 @@ def play_one(
     bufs = new_bufs(R)
     seed_game(st.rng, seed, index)
     start_game(st, R, n_players, first_dealer)
-    play_game(
-        st, R, draw_fns, play_fns, discard_fns, rebuy_fns, params, decks, rounds_rows, bufs, None
-    )
+    play_game(st, R, fns, params, decks, rounds_rows, bufs, None)
     write_records(st, games_row, seats_rows)
     return st
 
@@ -82,10 +77,7 @@ def run_games(
     seed,
     start,
     count,
-    draw_fns,
-    play_fns,
-    discard_fns,
-    rebuy_fns,
+    fns,
     params,
     games_out,
     seats_out,
@@ -106,10 +98,7 @@ def run_games(
             n_players,
             seed,
             start + i,
-            draw_fns,
-            play_fns,
-            discard_fns,
-            rebuy_fns,
+            fns,
             params,
             decks,
             -1,

@@ -173,6 +173,21 @@ E = make_enum(
     ],
 )
 
+# --- the seats' decision functions: one tuple (an entry per seat) per decision kind ---
+SeatFns = namedtuple("SeatFns", ["draw", "play", "discard", "rebuy"])
+
+# --- scratch arrays of one game (engine.new_scratch) and the event trace (engine.new_trace) ---
+Scratch = namedtuple("Scratch", ["acts", "plan", "pub", "hand", "melds", "rstat"])
+Scratch.__doc__ = """Per-game scratch arrays: acts int16[MAX_ACTS, A.SIZE] (options handed to a
+policy), plan int16[MAX_CARDS, A.SIZE] (a take's plays), pub int32[PUB.SIZE] (the public view,
+rules filled in), hand int8[HAND_W] and melds int16[MAX_MELDS, M.SIZE] (trial copies), rstat
+int64[MAX_SEATS] (each seat's status in the round being settled, RS.*)."""
+Trace = namedtuple("Trace", ["evs", "pay", "cnt"])
+Trace.__doc__ = """An event recording: evs int32[cap, EV.SIZE], pay int16[payload cap], cnt
+int64[TC.SIZE] counters (TC.EVENTS rows used, TC.PAYLOAD entries used, TC.OVERFLOW set when a
+buffer was full)."""
+TC = make_enum("TC", ["EVENTS", "PAYLOAD", "OVERFLOW"])
+
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).
 

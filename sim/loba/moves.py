@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel
+from .cards import rank_of, suit_of
 from .layout import HAND_W, JOKER, MAX_ACTS, MAX_MELDS, MELD, PLAY, A, M
 from .rules import PIERNA, RULE
 
@@ -186,8 +187,8 @@ def judge_meld(counts, R):
     one_suit = True
     for i in range(52):
         if counts[i] > 0:
-            r = i % 13 + 1
-            s = i // 13
+            r = rank_of(i)
+            s = suit_of(i)
             if rank == -1:
                 rank = r
             elif r != rank:
@@ -477,7 +478,7 @@ def apply_play(hand, melds, nm, act, seat):
     row = melds[i]
     row[M.N] += 1
     if row[M.KIND] == MELD.PIERNA:
-        row[M.C0 + cid // 13] += 1
+        row[M.C0 + suit_of(cid)] += 1
         return nm
     p = int(act[A.LO])
     newp = int(act[A.HI])
@@ -500,8 +501,8 @@ def consumes(act, hand, c):
         return act[A.KEY] == c
     if c == JOKER:
         return act[A.KIND] == MELD.ESCALERA and act[A.JMASK] != 0
-    r = c % 13 + 1
-    s = c // 13
+    r = rank_of(c)
+    s = suit_of(c)
     if act[A.KIND] == MELD.PIERNA:
         return act[A.KEY] == r and (int(act[A.LO]) >> s) & 1 == 1
     if act[A.KEY] != s:

@@ -21,7 +21,7 @@ from ..rules import RuleSet
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
 from .engine import copy_state, new_bufs, new_state, new_trace, play_game, start_game, step
-from .layout import MAX_CARDS, MAX_SEATS, MELD, N_IDS, PH, RR, ST, G, M, S
+from .layout import MAX_CARDS, MAX_SEATS, MELD, N_IDS, PH, RR, ST, TC, G, M, S, SeatFns
 from .rules import SPEC as RULES
 
 TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game needs more
@@ -37,14 +37,14 @@ ADV_BUST = 2  # until a round waits to be settled with an active seat at or over
 
 
 @jit
-def advance(st, R, d, p, x, r, params, decks, rows, bufs, tr, mode, elim):
+def advance(st, R, fns, params, decks, rows, bufs, tr, mode, elim):
     """Step the game until the ``mode`` condition (ADV_*) holds; returns the phase."""
     g = st.g
     if mode == ADV_ROUND:
         if g[G.PHASE] == PH.DEAL:
-            step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
+            step(st, R, fns, params, decks, rows, bufs, tr)
         while g[G.PHASE] == PH.TURN or g[G.PHASE] == PH.SETTLE:
-            step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
+            step(st, R, fns, params, decks, rows, bufs, tr)
         return g[G.PHASE]
     while g[G.PHASE] != PH.DONE:
         if g[G.PHASE] == PH.SETTLE:
@@ -54,14 +54,12 @@ def advance(st, R, d, p, x, r, params, decks, rows, bufs, tr, mode, elim):
                 for q in range(g[G.NP]):
                     if st.s[q, S.STATUS] == ST.ACTIVE and st.s[q, S.SCORE] >= elim:
                         return g[G.PHASE]
-        step(st, R, d, p, x, r, params, decks, rows, bufs, tr)
+        step(st, R, fns, params, decks, rows, bufs, tr)
     return g[G.PHASE]
 
 
 @jit
-def play_branches(
-    st, R, d, p, x, r, r_yes, r_no, params, decks, rows, bufs, scratch, q, seed, base, out
-):
+def play_branches(st, R, fns, r_yes, r_no, params, decks, rows, bufs, scratch, q, seed, base, out):
     """For k in range(len(out)): fork ``st`` (waiting at PH.SETTLE) twice, reseed both copies
     with the streams of game ``(seed, base + k)``, settle the round with rebuy tables ``r_yes``
     / ``r_no``, and play both to the end with the seats' own rebuy rules ``r``. ``out[k]`` =
@@ -72,10 +70,28 @@ def play_branches(
             copy_state(st, scratch)
             seed_game(scratch.rng, seed, base + k)
             if b == 0:
-                step(scratch, R, d, p, x, r_yes, params, decks, rows, bufs, None)
+                step(
+                    scratch,
+                    R,
+                    SeatFns(fns.draw, fns.play, fns.discard, r_yes),
+                    params,
+                    decks,
+                    rows,
+                    bufs,
+                    None,
+                )
             else:
-                step(scratch, R, d, p, x, r_no, params, decks, rows, bufs, None)
-            play_game(scratch, R, d, p, x, r, params, decks, rows, bufs, None)
+                step(
+                    scratch,
+                    R,
+                    SeatFns(fns.draw, fns.play, fns.discard, r_no),
+                    params,
+                    decks,
+                    rows,
+                    bufs,
+                    None,
+                )
+            play_game(scratch, R, fns, params, decks, rows, bufs, None)
             out[k, b] = scratch.s[q, S.WON] - scratch.s[q, S.PAID]
             out[k, 2 + b] = 1 if scratch.g[G.WINNER] == q else 0
 
@@ -141,7 +157,7 @@ class Game:
         self.n = len(self.seats)
         self.R = self.rules.to_array()
         fns, params = SPEC.fn_tables(self.seats)
-        self.tables = (*fns, params)
+        self.tables = (SeatFns(*fns), params)
         self._handles = None  # (tables, the same as Handle objects) for step()
         k = max(1, len(decks or []))
         self.decks = np.full((k, MAX_CARDS), -1, dtype=np.int16)
@@ -165,9 +181,9 @@ class Game:
     # ------------------------------------------------------------ stepping
     def _args(self, tables=None) -> tuple:
         """The kernel's arguments for this game: state, rules, seat tables, decks, records."""
-        d, p, x, r, params = tables or self.tables
+        fns, params = tables or self.tables
         rows = self.rounds_rows
-        return (self.st, self.R, d, p, x, r, params, self.decks, rows, self.bufs, self.tr)
+        return (self.st, self.R, fns, params, self.decks, rows, self.bufs, self.tr)
 
     def _quick(self) -> tuple:
         """The kernel's arguments with the seats' tables as Handles (for short calls)."""
@@ -176,8 +192,9 @@ class Game:
         if self._handles is None or self._handles[0] is not self.tables:
             from ..policies.api import handles
 
-            *fns, params = self.tables
-            self._handles = (self.tables, (*(handles(f, DECIDE_SIG) for f in fns), params))
+            fns, params = self.tables
+            quick = SeatFns(*(handles(f, DECIDE_SIG) for f in fns))
+            self._handles = (self.tables, (quick, params))
         return self._args(self._handles[1])
 
     def step(self) -> int:
@@ -233,16 +250,17 @@ class Game:
 
         if self.phase != PH.SETTLE:
             raise ValueError("settle_with() needs a game waiting to settle a round (PH.SETTLE).")
-        d, p, x, r, params = self.tables
+        fns, params = self.tables
+        r = fns.rebuy
         forced = tuple(
             (rebuy_always if choices[q] else rebuy_never) if q in choices else r[q]
             for q in range(len(r))
         )
-        self.tables = (d, p, x, forced, params)
+        self.tables = (fns._replace(rebuy=forced), params)
         try:
             self.step()
         finally:
-            self.tables = (d, p, x, r, params)
+            self.tables = (fns, params)
         return self
 
     def play_to_settle(self) -> bool:
@@ -265,7 +283,8 @@ class Game:
 
         if seat not in self.rebuy_decisions():
             raise ValueError(f"Seat {seat} has no rebuy decision to make here.")
-        d, p, x, r, params = self.tables
+        fns, params = self.tables
+        r = fns.rebuy
         r_yes = tuple(rebuy_always if i == seat else r[i] for i in range(len(r)))
         r_no = tuple(rebuy_never if i == seat else r[i] for i in range(len(r)))
         out = np.zeros((int(reps), 4), dtype=np.int64)
@@ -273,10 +292,7 @@ class Game:
         play_branches(
             self.st,
             self.R,
-            d,
-            p,
-            x,
-            r,
+            fns,
             r_yes,
             r_no,
             params,
@@ -297,7 +313,7 @@ class Game:
         if self.tr is None:
             raise ValueError("This game was not created with trace=True.")
         evs, pay, cnt = self.tr
-        return evs[: cnt[0]].copy(), pay[: cnt[1]].copy(), bool(cnt[2])
+        return evs[: cnt[TC.EVENTS]].copy(), pay[: cnt[TC.PAYLOAD]].copy(), bool(cnt[TC.OVERFLOW])
 
     @property
     def g(self):

@@ -19,6 +19,7 @@ import numpy as np
 from ..jit import jit, kernel
 from ..policies.api import AddOnRule, Policy, addon_slot, decision
 from ..rng import below
+from .cards import rank_of, suit_of
 from .engine import copy_rows2
 from .layout import DRAW, JOKER, MAX_ACTS, MAX_MELDS, PLAY, PUB, ST, A, M
 from .moves import apply_play, gen_layoffs, gen_new_melds
@@ -70,8 +71,8 @@ def card_cost(cid, hand, pub):
     """Penalty value of ``cid`` minus how much it helps a future meld (greedy's discard key)."""
     if cid == JOKER:
         return -1000
-    r = cid % 13 + 1
-    s = cid // 13
+    r = rank_of(cid)
+    s = suit_of(cid)
     v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
     # branch-free (the tests on held cards mispredict): 2 per other suit with this rank ...
     useful = -2  # the card itself

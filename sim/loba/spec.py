@@ -9,7 +9,7 @@ from .api import ADDONS, DECIDE_SIG, DECISIONS
 from .auditor import audit_events
 from .bench import run_bench
 from .kernel import run_games
-from .layout import MAX_SEATS
+from .layout import MAX_SEATS, SeatFns
 from .melds import check_meld
 from .play import Game
 from .policies import POLICIES, REBUY_RULES
@@ -21,15 +21,13 @@ from .trace import replay, to_text
 
 def play_batch(R, n_players, seed, start, count, fns, params, outs):
     """The game protocol's kernel entry (see :mod:`sim.game`) over :func:`run_games`."""
-    draw, play, discard, rebuy = fns
     games, seats, rounds = outs
     run_games(
-        R, n_players, np.uint64(seed), start, count, draw, play, discard, rebuy, params,
-        games, seats, rounds,
-    )  # fmt: skip
+        R, n_players, np.uint64(seed), start, count, SeatFns(*fns), params, games, seats, rounds
+    )
 
 
-assert ADDONS == ("rebuy",)
+assert DECISIONS + ADDONS == SeatFns._fields  # fn_tables order is the kernel bundle's
 SPEC = GameSpec(
     name="loba",
     title="Loba",

@@ -26,7 +26,7 @@ Schema (one object per line; fields may be added, never renamed)::
 from __future__ import annotations
 
 from ..trace import check_index
-from .cards import JOKER, card_str, position_card
+from .cards import JOKER, card_str, position_card, suit_of
 from .layout import EV, MELD, VOID, E
 from .play import TRACE_EVENTS, Game
 
@@ -125,7 +125,7 @@ def decode(g: Game) -> list[dict]:
             m = melds[a]
             ev = {"type": "layoff", "round": r, "seat": seat, "meld": a, "card": card_str(b)}
             if m["kind"] == "pierna":
-                m["counts"][b // 13] += 1
+                m["counts"][suit_of(b)] += 1
                 ev.update({"end": None, "joker_moved": False})
             else:
                 s = m["suit"]

@@ -43,7 +43,8 @@ from numba import types
 
 from ..jit import DISABLED
 
-N_PARAMS = 8
+N_PARAMS = 8  # a seat's parameter row: the policy's own, in its dict's order
+DECISIONS = ("bid", "trump", "play")  # decision kinds, in the order of a seat's function tuple
 
 DECIDE_SIG = types.int64(
     types.int8[::1],  # own
@@ -83,24 +84,20 @@ class MoonPolicy:
     play: Any
     params: dict[str, float] = field(default_factory=dict)
     doc: str = ""
+    game: str = "moon"
+
+    def decisions(self, kinds: tuple[str, ...] = DECISIONS) -> tuple:
+        """The decision functions in ``kinds`` order (``bid``, ``trump``, ``play``), as the
+        game-independent seat machinery (:mod:`sim.policies`) asks a policy for them."""
+        table = {"bid": self.bid, "trump": self.trump, "play": self.play}
+        unknown = [k for k in kinds if k not in table]
+        if unknown:
+            raise ValueError(
+                f"Policy '{self.name}' plays Moon, whose decisions are {', '.join(DECISIONS)};"
+                f" {', '.join(unknown)} is not one."
+            )
+        return tuple(table[k] for k in kinds)
 
     def fns(self) -> tuple:
         """The compiled (bid, trump, play) tuple a seat hands the kernel."""
         return (compiled_moon(self.bid), compiled_moon(self.trump), compiled_moon(self.play))
-
-    def param_array(self, **values: float):
-        """float64[N_PARAMS]: the defaults, with ``values`` overriding them by name."""
-        import numpy as np
-
-        if len(self.params) > N_PARAMS:
-            raise ValueError(f"Policy '{self.name}' has more than {N_PARAMS} parameters.")
-        out = np.zeros(N_PARAMS, dtype=np.float64)
-        for k in values:
-            if k not in self.params:
-                raise ValueError(
-                    f"Policy '{self.name}' has no parameter '{k}' (it has: "
-                    f"{', '.join(self.params) or 'none'})."
-                )
-        for i, (k, d) in enumerate(self.params.items()):
-            out[i] = float(values.get(k, d))
-        return out
