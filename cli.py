@@ -112,6 +112,19 @@ def policies_cmd(game):
                 click.echo("  " + line)
 
 
+@cli.command("tables")
+@game_option
+def tables_cmd(game):
+    """List the tables a run writes, with every column's type and meaning."""
+    for spec in [get_game(game)] if game else [get_game(g) for g in game_names()]:
+        for t in spec.tables:
+            when = " (with --rounds)" if t.detail else ""
+            click.echo(f"{spec.name} {t.name}.parquet{when}: {t.doc}")
+            rows = [(c.name, c.dtype, c.doc) for c in t.columns]
+            for line in _table(rows, ("column", "type", "meaning")):
+                click.echo("  " + line)
+
+
 def _params(params: dict) -> str:
     return ", ".join(f"{k}={v:g}" for k, v in params.items()) or "-"
 

@@ -43,6 +43,17 @@ class IncompleteRunWarning(UserWarning):
     """A run directory whose manifest says the run was interrupted."""
 
 
+def canonical_id(rules_id, game=None) -> str:
+    """``rules_id`` in canonical form, with its game (ids from before Moon name none: Loba).
+    An id this version cannot read (a knob it does not know) is kept as it is."""
+    from sim.rules import RuleError, parse_rules_id
+
+    try:
+        return parse_rules_id(str(rules_id), game).id
+    except (RuleError, ValueError):
+        return str(rules_id)
+
+
 def collect(lf: pl.LazyFrame | pl.DataFrame, what: str = "the run's tables") -> pl.DataFrame:
     """``lf.collect()``, turning a read failure (a corrupt Parquet page) into AnalysisError."""
     if isinstance(lf, pl.DataFrame):
@@ -89,7 +100,9 @@ class Run:
 
     @property
     def rules_id(self) -> str:
-        return self.manifest["rules_id"]
+        """The canonical id (``loba:pagat``), also for runs written before ids named their
+        game (``pagat``)."""
+        return canonical_id(self.manifest["rules_id"], self.manifest.get("game"))
 
     @property
     def seat_labels(self) -> list[str]:
@@ -141,11 +154,14 @@ def load_run(path) -> Run:
         f"'{p / 'games.parquet'}'",
     )
     n, k, rid = head["n"][0], head["k"][0], head["rid"][0]
-    if n > 0 and (k != 1 or rid != manifest["rules_id"]):
+    game = manifest.get("game")
+    if n > 0 and (k != 1 or canonical_id(rid, game) != canonical_id(manifest["rules_id"], game)):
         raise AnalysisError(
             f"'{p}' is inconsistent: its manifest says rules '{manifest['rules_id']}' but its "
             f"games table holds '{rid}'."
         )
+    canon = canonical_id(manifest["rules_id"], game)  # every row: the canonical id
+    games = games.with_columns(pl.lit(canon, dtype=pl.String).alias("rules_id"))
     run = Run(p, manifest, games, seats, rounds, int(n))
     if not run.complete:
         warnings.warn(
@@ -225,15 +241,15 @@ def load_runs(paths, labels: list[str] | None = None) -> RunSet:
         if v in first:
             f = first[v]
             fm = f.manifest
-            for key, what in (
-                ("rules_id", "rules"),
-                ("rules_version", "engine rules version"),
-                ("seats", "seats"),
+            for what, a, b in (
+                ("rules", f.rules_id, r.rules_id),
+                ("engine rules version", fm["rules_version"], m["rules_version"]),
+                ("seats", fm["seats"], m["seats"]),
             ):
-                if fm[key] != m[key]:
+                if a != b:
                     raise AnalysisError(
                         f"Runs '{f.path}' and '{r.path}' cannot be pooled as '{v}': their "
-                        f"{what} differ ({fm[key]} vs {m[key]})."
+                        f"{what} differ ({a} vs {b})."
                     )
         else:
             first[v] = r

@@ -41,7 +41,7 @@ class Summary:
     lines: Callable[[dict], list[str]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GameSpec:
     """One game, as a value. See the module docstring for the kernel contract."""
 
@@ -65,6 +65,9 @@ class GameSpec:
     bench: Callable | None = None  # (rules, seats, games, seed) -> report lines
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
+
+    def __repr__(self) -> str:
+        return f"GameSpec({self.name!r})"
 
     @property
     def table(self) -> dict[str, Table]:

@@ -180,3 +180,13 @@ class Table:
                     data[c.name] = v.astype(c.dtype)
         df = pl.DataFrame(data)
         return df.with_columns(*post) if post else df
+
+
+def markdown(tables) -> str:
+    """The tables as Markdown bullets (the README's lists are this text, checked by a test)."""
+    out = []
+    for t in tables:
+        when = " (with `--rounds`)" if t.detail else ""
+        cols = "; ".join(f"`{c.name}` {c.dtype}, {c.doc}" for c in t.columns)
+        out.append(f"- `{t.name}.parquet`{when}, {t.doc}: {cols}")
+    return "\n".join(out) + "\n"

@@ -63,7 +63,7 @@ def _engine(name: str, seats: str):
         col = layout.GR_TURNS if hasattr(layout, "GR_TURNS") else layout.GR.TURNS
         return (lambda start, count: runner.run_chunk(R, n, 1, start, count, tables, 0)[0]), col
     R = spec.rules.make().to_array()
-    tables = spec.fn_tables(policies.parse_seats(seats, game=spec))
+    tables = spec.fn_tables(policies.parse_seats(seats, game=spec.name))
     col = spec.table["games"].kernel_index()["turns"]
     return (lambda start, count: runner.run_chunk(spec, R, n, 1, start, count, tables, 0)[0]), col
 

@@ -135,3 +135,27 @@ def test_incomplete_run_is_read_with_a_warning(runs, tmp_path):
     with pytest.warns(IncompleteRunWarning, match="40 of 100 games"):
         r = load_run(d)
     assert r.n_games == 40 and not r.complete
+
+
+def _as_before_moon(d):
+    """Make ``d`` look like a run directory written before games were values: no ``game``
+    key in the manifest and rules ids without the ``loba:`` prefix, in the manifest and the
+    games table."""
+    m = json.loads((d / "manifest.json").read_text())
+    del m["game"]
+    m["rules_id"] = m["rules_id"].removeprefix("loba:")
+    (d / "manifest.json").write_text(json.dumps(m))
+    for part in (d / "games.parquet").glob("*.parquet"):
+        g = pl.read_parquet(part)
+        old = g["rules_id"].cast(pl.String).str.strip_prefix("loba:").cast(pl.Categorical)
+        g.with_columns(old.alias("rules_id")).write_parquet(part)
+
+
+def test_a_run_directory_from_before_moon_reads_as_loba(runs, tmp_path):
+    old = _copy(runs, tmp_path, "a2")
+    _as_before_moon(old)
+    r = load_run(old)
+    assert r.rules_id == "loba:pagat" and r.n_games == 40
+    rs = load_runs([runs / "a", old])  # the same rules, old and new spelling: pooled
+    assert rs.variants == ["loba:pagat"]
+    assert summarize([runs / "a", old]).height > 0

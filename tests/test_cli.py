@@ -47,6 +47,13 @@ def run(capsys, *args):
         (["simulate", "--games", "many"], "'many' is not a valid integer"),
         (["check-meld", "5S", "6X"], "'6X' is not a card"),
         (["rules", "nope"], "Unknown Loba preset 'nope'"),
+        (["rules", "--game", "chess"], "Invalid value for '--game'"),
+        (["rules", "loba:pagat(max_rebuys=x)"], "Rule 'max_rebuys' takes a whole number"),
+        (["simulate", "--rules", "pagat(", "--games", "5"], "is not a rule set id"),
+        (["replay", "--seed", "1"], "Give its index in the run"),
+        (["replay", "--seed", "-1", "--index", "0"], "The seed must be"),
+        (["replay", "--seed", "1", "--index", str(2**64)], "The game index must be"),
+        (["bench", "--games", "0"], "--games must be"),
         (["frobnicate"], "No such command"),
     ],
 )
@@ -174,3 +181,61 @@ def test_console_script_in_real_process_has_no_traceback():
     )
     assert out.returncode == 2
     assert out.stderr.strip() == "Error: Rule 'decks' must be between 1 and 3, not 9."
+
+
+def test_rules_accepts_a_canonical_id_and_prints_allowed_values(capsys):
+    code, out, _ = run(capsys, "rules", "loba:classic(elimination_score=151)")
+    assert code == 0 and out.splitlines()[0] == "rules: loba:classic(elimination_score=151)"
+    line = next(ln for ln in out.splitlines() if ln.startswith("elimination_score"))
+    assert "151 *" in line and "1..100000" in line and "A29" in line
+    code, out, _ = run(capsys, "rules", "--set", "max_rebuys=0", "--game", "loba")
+    assert code == 0 and out.splitlines()[0] == "rules: loba:pagat(max_rebuys=0)"
+
+
+def test_policies_lists_every_registered_policy_and_rebuy_rule(capsys):
+    from sim.games import game_names, get_game
+
+    code, out, _ = run(capsys, "policies")
+    assert code == 0
+    for game in game_names():
+        spec = get_game(game)
+        for name, pol in spec.policies.items():
+            row = next(ln for ln in out.splitlines() if ln.split()[:1] == [name])
+            assert pol.doc in row and all(f"{k}={v:g}" in row for k, v in pol.params.items())
+        for registry, _ in spec.addons.values():
+            for name, rule in registry.items():
+                assert any(ln.split()[:1] == [name] and rule.doc in ln for ln in out.splitlines())
+
+
+def test_tables_prints_the_declared_columns(capsys):
+    from sim.games import get_game
+
+    code, out, _ = run(capsys, "tables", "--game", "loba")
+    assert code == 0
+    for t in get_game("loba").tables:
+        assert f"loba {t.name}.parquet" in out
+        for c in t.columns:
+            assert any(ln.split()[:2] == [c.name, c.dtype] for ln in out.splitlines())
+
+
+def test_audit_refuses_what_is_not_a_trace(capsys, tmp_path):
+    cases = {
+        "empty.jsonl": "",
+        "bare.jsonl": '{"type":"game"}\n',
+        "array.jsonl": "[1, 2]\n",
+        "text.jsonl": "not json\n",
+    }
+    for name, text in cases.items():
+        f = tmp_path / name
+        f.write_text(text)
+        code, _, err = run(capsys, "audit", str(f))
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, name
+    code, _, err = run(capsys, "audit", str(tmp_path / "missing.jsonl"))
+    assert code == 2 and "does not exist" in err
+
+
+def test_check_meld_counts_never_wrap(capsys):
+    """256 copies of a card are 256 copies (int8 counts used to wrap to 0 and say valid)."""
+    for k in (128, 256, 257):
+        code, out, _ = run(capsys, "check-meld", *["5S"] * k)
+        assert code == 1 and out.startswith("invalid: ")

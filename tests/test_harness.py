@@ -24,3 +24,21 @@ def test_harness_playouts_every_preset_policy_and_player_count(game):
     stats = testing.check_playouts(spec, games=1, seed=5)
     n_cells = len(spec.rules.presets) * len(spec.policies) * len(testing.player_counts(spec))
     assert stats["games"] == n_cells and stats["events"] > 10 * n_cells
+
+
+def test_readme_tables_are_the_declared_tables():
+    """The README's column lists are generated from each game's table declaration."""
+    from pathlib import Path
+
+    from sim.schema import markdown
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    shown = 0
+    for game in game_names():
+        start = readme.find(f"<!-- tables:{game}")
+        if start < 0:
+            continue
+        body = readme[readme.index("\n", start) + 1 : readme.index("<!-- /tables -->", start)]
+        assert body == markdown(get_game(game).tables), f"README tables of {game} are stale"
+        shown += 1
+    assert shown >= 1

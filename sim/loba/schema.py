@@ -55,7 +55,7 @@ SEATS = Table(
 
 ROUNDS = Table(
     "rounds",
-    "one row per game, round and seat (with --rounds)",
+    "one row per game, round and seat",
     (
         C("game", "int64", "game index", source="game"),
         C("round", "int32", "round number, 1-based", source="round"),
