@@ -42,3 +42,24 @@ def test_readme_tables_are_the_declared_tables():
         assert body == markdown(get_game(game).tables), f"README tables of {game} are stale"
         shown += 1
     assert shown >= 1
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One Dask worker process shared by every game's backend check."""
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=50,
+    ) as c:
+        yield c.scheduler_address
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_harness_backends_write_the_same_bytes(game, tmp_path, cluster):
+    testing.check_backends(game, tmp_path, scheduler=cluster)
