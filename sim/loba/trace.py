@@ -13,6 +13,8 @@ Schema (one object per line; fields may be added, never renamed)::
     rebuild  round stock
     meld     round seat meld kind(pierna|escalera) cards [as]
     layoff   round seat meld card end(low|high|null) joker_moved [position as joker_to]
+             (after a joker jump [A22], ``end`` is the end the joker went to; the card took
+             the joker's old place at the other end)
     discard  round seat card
     out      round seat one_turn
     void     round reason
@@ -226,9 +228,14 @@ def to_text(events: list[dict], only_round: int | None = None) -> str:
             cards = _fmt_meld(e["cards"], e.get("as", e["cards"]))
             lines.append(f"  seat {e['seat']} puts down {e['kind']} #{e['meld']}: {cards}")
         elif t == "layoff":
-            where = f" at the {e['end']} end" if e["end"] else ""
             card = f"JK({e['as']})" if e["card"] == "JK" else e["card"]
-            extra = f"; the joker moves to stand for {e['joker_to']}" if e["joker_moved"] else ""
+            if e["joker_moved"]:  # [A22] "end" is where the joker went; the card took its place
+                took = "high" if e["end"] == "low" else "low"
+                where = f" in the joker's place at the {took} end"
+                extra = f"; the joker jumps to the {e['end']} end to stand for {e['joker_to']}"
+            else:
+                where = f" at the {e['end']} end" if e["end"] else ""
+                extra = ""
             lines.append(f"  seat {e['seat']} lays off {card} on #{e['meld']}{where}{extra}")
         elif t == "discard":
             lines.append(f"  seat {e['seat']} discards {e['card']}")
