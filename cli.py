@@ -112,6 +112,28 @@ def policies_cmd(game):
                 click.echo("  " + line)
 
 
+@cli.command("moves")
+@click.argument("position", type=click.Path(dir_okay=False))
+@click.option(
+    "--after-draw",
+    "after_draw",
+    metavar="CARD",
+    default=None,
+    help="From a position about to draw: the plays after drawing CARD from the stock.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
+def moves_cmd(position, after_draw, as_json):
+    """Every legal option of the seat to move in a POSITION file (TOML, see docs/positions.md):
+    draws (and whether the discard may be taken, and why), plays, or discards."""
+    spec = get_game("loba")
+    pos = spec.tools["load_position"](position)
+    m = spec.tools["moves"](pos, after_draw)
+    if as_json:
+        click.echo(json.dumps(m, indent=2))
+    else:
+        click.echo(spec.tools["moves_text"](m), nl=False)
+
+
 @cli.command("tables")
 @game_option
 def tables_cmd(game):

@@ -13,6 +13,7 @@ from .layout import MAX_SEATS, SeatFns
 from .melds import check_meld
 from .play import Game
 from .policies import POLICIES, REBUY_RULES
+from .position import load_position, moves, moves_text
 from .rules import SPEC as RULES
 from .schema import TABLES
 from .summary import SUMMARY
@@ -48,5 +49,10 @@ SPEC = GameSpec(
     audit=audit_events,
     bench=run_bench,
     handle=Game,
-    tools={"check_meld": check_meld},
+    tools={
+        "check_meld": check_meld,
+        "load_position": load_position,
+        "moves": moves,
+        "moves_text": moves_text,
+    },
 )

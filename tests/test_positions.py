@@ -1,0 +1,140 @@
+"""Positions as files (sim/loba/position.py): loading, the one-sentence refusals, `loba moves`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import cli
+from sim.loba.cards import JOKER, parse_card
+from sim.loba.layout import MELD, G, M
+from sim.loba.position import PositionError, load_position, moves
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = ROOT / "examples" / "one_turn.toml"
+BASE = {
+    "rules": "pagat",
+    "dealer": 2,
+    "to_move": 0,
+    "hands": [
+        "4H 5H 6H 7H 8H 3S 3D 3C KD",
+        "2C 4C 6C 8C 10C QC 2D 4D 6D",
+        "AS 3H 5S 7S 9S JS KS AD 5D",
+    ],
+    "pile": "8D",
+    "stock": "9H",
+}
+
+
+def run(capsys, *args):
+    code = cli.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_readme_example_loads_and_lists_its_moves(capsys):
+    pos = load_position(EXAMPLE)
+    assert pos.n == 3 and pos.to_move == 0 and pos.stock[0] == parse_card("9H")
+    assert len(pos.stock) == 108 - 27 - 1  # the cards not named follow in canonical order
+    code, out, _ = run(capsys, "moves", EXAMPLE, "--after-draw", "9H")
+    assert code == 0
+    assert "put down escalera 4H 5H 6H 7H 8H 9H" in out and "put down pierna 3S 3D 3C" in out
+    code, out, _ = run(capsys, "moves", EXAMPLE, "--json")
+    m = json.loads(out)
+    assert m["phase"] == "draw" and [o["draw"] for o in m["options"]] == ["stock", "discard"]
+    assert m["options"][1] == {
+        "draw": "discard",
+        "card": "8D",
+        "takeable": False,
+        "why": "no play this turn could put it on the table, so it may not be taken [A11]/[A12]",
+    }
+
+
+def test_a11_a_takeable_discard_is_listed_as_takeable():
+    pos = load_position({**BASE, "pile": "9H", "stock": "KC"})
+    take = moves(pos)["options"][1]
+    assert take["card"] == "9H" and take["takeable"] is True
+
+
+def test_position_puts_every_card_where_the_file_says():
+    pos = load_position(
+        {
+            **BASE,
+            "to_move": 1,
+            "hands": ["4H 5H 6H 3S 3D 3C KD", BASE["hands"][1], BASE["hands"][2]],
+            "table": [{"cards": "9S 10S JK(JS)", "owner": 0}, {"cards": "KH KD KC", "owner": 0}],
+            "placed": [0],
+            "scores": [10, 20, 30],
+            "rebuys": [1, 0, 0],
+        }
+    )
+    g = pos.game()
+    assert g.current == 1 and g.dealer == 2 and g.scores() == [10, 20, 30]
+    esc = g.st.melds[0]
+    assert esc[M.KIND] == MELD.ESCALERA and (esc[M.LO], esc[M.HI]) == (9, 11)
+    assert esc[M.JMASK] == 1 << 11  # the joker stands for JS, as written
+    assert g.st.melds[1, M.KIND] == MELD.PIERNA and int(g.st.g[G.NMELDS]) == 2
+    assert g.pot == 3 + 1  # three stakes and one rebuy
+    assert g.card_census().tolist() == [2] * 52 + [4]
+
+
+def test_a18_a_bare_joker_gets_the_engines_reading():
+    pos = load_position({**BASE, "table": [{"cards": "5S 6S JK", "owner": 1}]})
+    m = pos.table[0]
+    assert m.cards == [parse_card("5S"), parse_card("6S"), JOKER]
+    assert m.stands[-1] == parse_card("7S")  # [A18] the high end by default
+
+
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ({"pile": "8D JK JK JK JK JK"}, "one JK too many: the deck has 4"),
+        (
+            {"hands": ["4H 5H 6H 7H 8H 3S 3D 3C KD", "2C 4C 6C 8C 10C QC 2D 4D 6D 6D 6D", "AS"]},
+            "one 6D too many",
+        ),
+        (
+            {"table": ["KS KH KD KC"], "melded": [0], "placed": [0]},
+            "'table[0]' is not a legal meld: [A15] a pierna must use exactly three different suits",
+        ),
+        ({"table": ["5S 7S JK(9S)"], "melded": [0]}, "do not make one run"),
+        (
+            {"hands": ["4H 5H 6H 7H 8H 3S 3D 3C", BASE["hands"][1], BASE["hands"][2]]},
+            "'hands[0]' holds 8 cards, but seat 0 has put nothing on the table",
+        ),
+        (
+            {
+                "hands": ["4H 5H 6H 7H 8H 3S 3D 3C KD QD", BASE["hands"][1], BASE["hands"][2]],
+                "placed": [0],
+            },
+            "'hands[0]' holds 10 cards, more than a game can give it",
+        ),
+        ({"hands": [""] + BASE["hands"][1:]}, "an active seat with no cards would have gone out"),
+        ({"phase": "shuffle"}, "'phase' must be one of draw, play, discard"),
+        ({"dealer": 7}, "'dealer' must be a whole number from 0 to 2"),
+        ({"rules": "klondike"}, "Unknown Loba preset 'klondike'"),
+        ({"colour": "red"}, "unknown field 'colour'"),
+        ({"status": ["active", "gone", "active"]}, "'status' must give"),
+    ],
+)
+def test_a_bad_position_is_refused_in_one_sentence_naming_the_field(
+    capsys, tmp_path, change, needle
+):
+    with pytest.raises(PositionError, match=None) as e:
+        load_position({**BASE, **change})
+    assert needle in str(e.value) and "\n" not in str(e.value)
+    f = tmp_path / "bad.toml"
+    f.write_text("\n".join(f"{k} = {json.dumps(v)}" for k, v in {**BASE, **change}.items()))
+    code, _, err = run(capsys, "moves", f)
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_file_that_is_not_toml_or_missing_is_one_sentence(capsys, tmp_path):
+    f = tmp_path / "broken.toml"
+    f.write_text("hands = [\n")
+    code, _, err = run(capsys, "moves", f)
+    assert code == 2 and "is not valid TOML" in err
+    code, _, err = run(capsys, "moves", tmp_path / "none.toml")
+    assert code == 2 and "does not exist" in err
