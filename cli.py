@@ -53,7 +53,9 @@ seats_option = click.option(
     "--seats",
     default=None,
     help="Comma-separated seat strings, one per player (default: the game's standard"
-    " seating, e.g. greedy,greedy,greedy,greedy for Loba).",
+    " seating, e.g. greedy,greedy,greedy,greedy for Loba). A seat is"
+    " POLICY[:param=value...][+rebuy=RULE[:param=value]]: greedy, hold:patience=2,"
+    " random+rebuy=never, my_policy.py:NAME; 'loba policies' lists them.",
 )
 set_option = click.option(
     "--set",
@@ -64,7 +66,72 @@ set_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _examples(*lines: str) -> str:
+    """A --help epilogue of example command lines (kept as written: \\b stops rewrapping)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {x}" for x in lines)
+
+
+EXAMPLES = {
+    "rules": _examples(
+        "loba rules                                  # every knob of the default rules",
+        "loba rules classic --set elimination_score=151",
+        "loba rules 'pagat(max_rebuys=0)'            # a canonical id",
+    ),
+    "policies": _examples("loba policies", "loba policies --game loba"),
+    "tables": _examples("loba tables --game loba"),
+    "check-meld": _examples(
+        "loba check-meld 5S 6S JK                    # valid: escalera 5S 6S JK(7S)",
+        "loba check-meld KS KH KD KC --rules rami",
+    ),
+    "simulate": _examples(
+        "loba simulate --games 20000",
+        "loba simulate --rules rami --seats greedy,hold:patience=2,random+rebuy=never --seed 7",
+        "loba simulate --set elimination_score=151 --games 100000 --rounds --out runs/e151",
+        "loba simulate --resume runs/e151            # finish an interrupted run",
+        "loba simulate --games 1000000 --out runs/m --backend dask --workers 4",
+    ),
+    "bench": _examples("loba bench", "loba bench --games 50000 --seats hold,hold,hold,hold"),
+    "replay": _examples(
+        "loba replay --seats greedy,hold,random --seed 7 --index 1234",
+        "loba replay --seed 7 --index 1234 --format jsonl > g.jsonl",
+    ),
+    "audit": _examples("loba audit g.jsonl"),
+    "summarize": _examples(
+        "loba summarize runs/e101",
+        "loba summarize runs/e101 runs/e151 --format csv > metrics.csv",
+    ),
+    "compare": _examples(
+        "loba compare runs/e101 runs/e151            # same --seed: paired, game by game",
+        "loba compare runs/a runs/b --label mine --label theirs --format json",
+    ),
+    "sweep": _examples(
+        "loba sweep --vary elimination_score=101,151,201 --games 5000 --out sweeps/e",
+        "loba sweep --vary elimination_score=101,151 --vary max_rebuys=0,1,2 --out sweeps/h",
+    ),
+    "report": _examples(
+        "loba report runs/e101 -o report.html",
+        "loba report runs/e101 runs/e151 -o report.html --rebuy-games 2000",
+    ),
+    "rebuy-value": _examples(
+        "loba rebuy-value --mode policy --games 50000",
+        "loba rebuy-value --mode state --games 2000 --plot rebuy.png",
+        "loba rebuy-value --seats greedy,greedy,greedy --format json",
+    ),
+}
+
+ENVIRONMENT = """\b
+Environment:
+  LOBA_CACHE_DIR   where compiled kernels are kept (default ~/.cache/loba-sim)
+  LOBA_JIT_CACHE   0 turns the on-disk kernel cache off
+  NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
+
+\b
+Shell completion (bash; zsh and fish alike, see the README):
+  eval "$(_LOBA_COMPLETE=bash_source loba)"
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=ENVIRONMENT)
 @click.version_option(package_name="loba-sim", prog_name="loba")
 def cli():
     """Simulate and analyse the rummy game Loba de Menos and the domino game Three-Player
@@ -78,7 +145,7 @@ def _table(rows, head) -> list[str]:
     return out
 
 
-@cli.command("rules")
+@cli.command("rules", epilog=EXAMPLES["rules"])
 @click.argument("preset", required=False)
 @set_option
 @game_option
@@ -95,21 +162,66 @@ def rules_cmd(preset, sets, game):
         click.echo(line)
 
 
-@cli.command("policies")
+@cli.command("policies", epilog=EXAMPLES["policies"])
 @game_option
 def policies_cmd(game):
     """List every built-in policy and add-on rule (Loba's rebuy rules) with its parameters,
     defaults and what it does."""
     for spec in [get_game(game)] if game else [get_game(g) for g in game_names()]:
-        rows = [(name, _params(p.params), p.doc) for name, p in spec.policies.items()]
+        rows = [(name, _params(p), p.doc) for name, p in spec.policies.items()]
         click.echo(f"{spec.title} policies (seat: POLICY[:param=value...]):")
         for line in _table(rows, ("policy", "parameters", "what it does")):
             click.echo("  " + line)
         for kind, (registry, default) in spec.addons.items():
-            rows = [(name, _params(r.params), r.doc) for name, r in registry.items()]
+            rows = [(name, _params(r), r.doc) for name, r in registry.items()]
             click.echo(f"{spec.title} {kind} rules (seat: POLICY+{kind}=RULE; default {default}):")
             for line in _table(rows, (f"{kind} rule", "parameters", "what it does")):
                 click.echo("  " + line)
+
+
+@cli.command("check-trick")
+@click.option(
+    "--trump",
+    "trump",
+    required=True,
+    metavar="TRUMP",
+    help="The contract: a number 0-6, doubles, or none.",
+)
+@click.option(
+    "--led", "led", default=None, metavar="TILE", help="With --hand: the tile that led the trick."
+)
+@click.option(
+    "--hand",
+    "hand",
+    default=None,
+    metavar="TILES",
+    help="With --led: the tiles in hand, comma separated (5-5,6-1,3-2).",
+)
+@click.option("--json", "as_json", is_flag=True, help='Print {"winner": i} or {"legal": [...]}.')
+@click.argument("tiles", nargs=-1)
+def check_trick_cmd(trump, led, hand, as_json, tiles):
+    """Three-Player Moon: who wins a trick of TILES (in play order, the first led) and why, or
+    with --led/--hand which tiles may be played ([B6]-[B8]).
+
+    \b
+    Examples:
+      loba check-trick --trump 6 6-4 6-6 6-5
+      loba check-trick --trump doubles --led 6-4 --hand 5-5,6-1,3-2 --json
+    """
+    tools = get_game("moon").tools
+    if (led is None) != (hand is None):
+        raise click.UsageError("Give --led and --hand together (or three TILES of a trick).")
+    if led is not None:
+        if tiles:
+            raise click.UsageError("Give either TILES of a trick or --led/--hand, not both.")
+        legal = tools["legal_tiles"](trump, led, hand)
+        if as_json:
+            click.echo(json.dumps({"legal": legal}))
+        else:
+            click.echo("may play: " + (" ".join(legal) if legal else "nothing"))
+        return
+    winner, why = tools["trick_winner"](trump, list(tiles))
+    click.echo(json.dumps({"winner": winner}) if as_json else why)
 
 
 @cli.command("moves")
@@ -134,7 +246,7 @@ def moves_cmd(position, after_draw, as_json):
         click.echo(spec.tools["moves_text"](m), nl=False)
 
 
-@cli.command("tables")
+@cli.command("tables", epilog=EXAMPLES["tables"])
 @game_option
 def tables_cmd(game):
     """List the tables a run writes, with every column's type and meaning."""
@@ -147,11 +259,18 @@ def tables_cmd(game):
                 click.echo("  " + line)
 
 
-def _params(params: dict) -> str:
-    return ", ".join(f"{k}={v:g}" for k, v in params.items()) or "-"
+def _params(obj) -> str:
+    """``patience=3 (0..200)``: each parameter's default and, if declared, its range."""
+    ranges = getattr(obj, "ranges", {}) or {}
+
+    def one(k, v):
+        r = ranges.get(k)
+        return f"{k}={v:g}" + (f" ({r[0]:g}..{r[1]:g})" if r else "")
+
+    return ", ".join(one(k, v) for k, v in obj.params.items()) or "-"
 
 
-@cli.command("check-meld")
+@cli.command("check-meld", epilog=EXAMPLES["check-meld"])
 @rules_option
 @set_option
 @click.argument("cards", nargs=-1, required=True)
@@ -164,7 +283,7 @@ def check_meld_cmd(preset, sets, cards):
     sys.exit(0 if ok else 1)
 
 
-@cli.command("simulate")
+@cli.command("simulate", epilog=EXAMPLES["simulate"])
 @game_option
 @rules_option
 @set_option
@@ -200,7 +319,8 @@ def check_meld_cmd(preset, sets, cards):
     "--chunk-size",
     default=None,
     type=int,
-    help="Games per chunk, i.e. per Parquet part (default 8192; 512 with --rounds).",
+    help="Games per chunk, i.e. per Parquet part (default 8192; 512 with --rounds); with"
+    " --resume, the missing games are played in parts of at most this size.",
 )
 @click.option(
     "--backend",
@@ -266,7 +386,6 @@ def simulate_cmd(
             ("record_rounds", "--rounds"),
             ("out_dir", "--out"),
             ("overwrite", "--overwrite"),
-            ("chunk_size", "--chunk-size"),
         ]
         for name, flag in fixed:
             if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
@@ -278,27 +397,27 @@ def simulate_cmd(
         from sim.runner import check_run
 
         rules = _rules(preset, sets, game)
-        _, rules, seat_list = check_run(rules, seats, 1, 0)
+        _, rules, seat_list = check_run(rules, seats, games, seed)
         if out_dir is not None:
-            p = Path(out_dir)
-            if p.exists() and any(p.iterdir()) and not overwrite:
-                raise RunDirError(
-                    f"Output directory '{p}' is not empty: choose another or pass --overwrite."
-                )
+            from sim.results import check_out_dir
+
+            check_out_dir(out_dir, overwrite)
         total = games
     bar = None
-    if not quiet and isinstance(total, int) and total >= 50000:
-        bar = click.progressbar(length=total, label="games", file=sys.stderr)
-        bar.__enter__()
+    show_bar = not quiet and isinstance(total, int) and total >= 50000
 
     def progress(done, total):
+        nonlocal bar
+        if show_bar and bar is None:  # opened at the first finished chunk, after every check
+            bar = click.progressbar(length=total, label="games", file=sys.stderr)
+            bar.__enter__()
         if bar is not None:
             bar.update(done - bar.pos)
 
     where = dict(backend=backend, scheduler=scheduler, workers=workers, threads=threads)
     try:
         if resume_dir is not None:
-            rep = resume_run(resume_dir, progress=progress, **where)
+            rep = resume_run(resume_dir, chunk_size=chunk_size, progress=progress, **where)
         else:
             rep = stream_run(
                 rules,
@@ -337,6 +456,8 @@ def simulate_cmd(
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    for text in rep.replayed:  # resume found a listed part damaged: it was played again
+        click.echo(f"Warning: {text}; its games were played again.", err=True)
     if quiet:
         return
     s = rep.summary
@@ -369,7 +490,7 @@ def simulate_cmd(
         click.echo(f"wrote {out_dir}")
 
 
-@cli.command("bench")
+@cli.command("bench", epilog=EXAMPLES["bench"])
 @click.option("--games", default=20000, show_default=True, type=int)
 @game_option
 @seats_option
@@ -386,7 +507,7 @@ def bench_cmd(games, game, seats, preset, sets):
         click.echo(line)
 
 
-@cli.command("replay")
+@cli.command("replay", epilog=EXAMPLES["replay"])
 @click.option(
     "--game",
     "game",
@@ -428,7 +549,7 @@ def replay_cmd(game, preset, sets, seats, seed, index, fmt, only_round):
         click.echo(to_text(events, only_round), nl=False)
 
 
-@cli.command("audit")
+@cli.command("audit", epilog=EXAMPLES["audit"])
 @click.argument("trace", type=click.Path(dir_okay=False))
 def audit_cmd(trace):
     """Re-check a JSON Lines trace against the rules with the game's independent auditor
@@ -456,12 +577,97 @@ def audit_cmd(trace):
     if not events or events[0]["type"] != "game" or not isinstance(events[0].get("rules_id"), str):
         raise ValueError(f"'{trace}' is not a game trace: it must start with a game header line.")
     game, _ = split_game(events[0]["rules_id"], None)
-    problems = get_game(game).audit(events)
+    spec = get_game(game)
+    players = events[0].get("players", spec.max_seats)  # a header that says how many
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int)
+        or not (1 <= players <= spec.max_seats)
+    ):
+        raise ValueError(
+            f"'{trace}' is not a game trace: its header says {str(players)[:40]!r} players, not"
+            f" a whole number from 1 to {spec.max_seats}."
+        )
+    try:
+        problems = spec.audit(events)
+    except Exception as e:  # events the auditor cannot even read (wrong types, missing keys)
+        what = f"{type(e).__name__}: {e}".splitlines()[0][:120].rstrip(".")
+        raise ValueError(
+            f"'{trace}' is not a well-formed {spec.title} trace: the auditor cannot read its"
+            f" events ({what})."
+        ) from None
     for line in problems:
         click.echo(line)
     if problems:
         sys.exit(1)
     click.echo("ok")
+
+
+@cli.command("verify")
+@click.argument("run_dir")
+@click.option(
+    "--quick", is_flag=True, help="Check sizes and checksums only, without decoding the parts."
+)
+def verify_cmd(run_dir, quick):
+    """Check every part of RUN_DIR against its manifest (size, SHA-256, rows, games) and name
+    anything missing, damaged, foreign or unlisted (exit 0 whole, 1 with one line a problem)."""
+    from sim.results import RunDir
+
+    run = RunDir.read(run_dir)
+    problems = run.inspect(full=not quick)
+    m = run.manifest
+    for p in problems:
+        click.echo(p.text + ".")
+    if problems:
+        bad = sum(p.spoils or p.kind == "layout" for p in problems)
+        cure = (
+            f"'loba simulate --resume {run.path}' plays the damaged games again"
+            if bad
+            else f"'loba simulate --resume {run.path}' removes unlisted leftovers"
+            if not m["complete"]
+            else "move the unlisted files out of the run directory"
+        )
+        click.echo(
+            f"{len(problems)} problem{'s' * (len(problems) != 1)} in '{run.path}'"
+            f" ({bad} listed part{'s' * (bad != 1)} damaged or missing); {cure}.",
+            err=True,
+        )
+        sys.exit(1)
+    state = (
+        "complete"
+        if m["complete"]
+        else f"incomplete, finish with 'loba simulate --resume {run.path}'"
+    )
+    how = "sizes and checksums" if quick else "sizes, checksums, rows and games"
+    click.echo(
+        f"ok: '{run.path}' has {run.games_done()} of {m['games']} games in {len(run.parts)}"
+        f" listed parts per table, every one whole ({how} checked; {state})."
+    )
+
+
+def read_options(f):
+    """--verify and --skip-damaged for commands that read run directories."""
+    import functools
+
+    @functools.wraps(f)
+    def wrapper(*args, verify_parts=False, skip_damaged=False, **kwargs):
+        from analysis.io import reading
+
+        with reading(verify=verify_parts, skip_damaged=skip_damaged):
+            return f(*args, **kwargs)
+
+    wrapper = click.option(
+        "--skip-damaged",
+        is_flag=True,
+        help="Read around damaged or missing parts (a warning says which games are left out)"
+        " instead of refusing the run.",
+    )(wrapper)
+    return click.option(
+        "--verify",
+        "verify_parts",
+        is_flag=True,
+        help="Decode and check every part (rows, games), not only its size and checksum.",
+    )(wrapper)
 
 
 # ---------------------------------------------------------------- analysis (analysis/)
@@ -488,9 +694,13 @@ class _WarnToStderr:
     def __enter__(self):
         import warnings
 
+        from numba.core.errors import NumbaExperimentalFeatureWarning
+
         self._cm = warnings.catch_warnings(record=True)
         self._seen = self._cm.__enter__()
         warnings.simplefilter("always")
+        # "always" would also surface what sim/jit.py silences: Numba's notes to developers
+        warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
         return self
 
     def __exit__(self, *exc):
@@ -500,7 +710,8 @@ class _WarnToStderr:
         return False
 
 
-@cli.command("summarize")
+@cli.command("summarize", epilog=EXAMPLES["summarize"])
+@read_options
 @click.argument("run_dirs", nargs=-1, required=True)
 @label_option
 @format_option
@@ -514,15 +725,20 @@ def summarize_cmd(run_dirs, labels, fmt):
     click.echo(metrics_text(df) if fmt == "table" else render(df, fmt))
 
 
-@cli.command("compare")
+@cli.command("compare", epilog=EXAMPLES["compare"])
+@read_options
 @click.argument("run_dirs", nargs=-1, required=True)
 @label_option
 @click.option("--baseline", default=None, help="Variant to compare against (default: first).")
 @format_option
 def compare_cmd(run_dirs, labels, baseline, fmt):
-    """Rule sets side by side: every metric, its difference from the baseline and its interval."""
+    """Rule sets side by side: every metric, its difference from the baseline and its interval.
+
+    Runs of the same seeds and games (the same --seed and --games under different rules) are
+    compared game by game: the paired interval, with the unpaired one beside it.
+    """
     import analysis
-    from analysis.text import render, table_text
+    from analysis.text import compare_text, render
     from analysis.words import compare_sentences
 
     with _WarnToStderr():
@@ -533,11 +749,10 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
     for line in compare_sentences(df):
         click.echo(line)
     click.echo("")
-    cols = ["metric", "variant", "value", "ci_low", "ci_high", "diff", "diff_low", "diff_high"]
-    click.echo(table_text(df, cols + ["verdict"]))
+    click.echo(compare_text(df))
 
 
-@cli.command("sweep")
+@cli.command("sweep", epilog=EXAMPLES["sweep"])
 @rules_option
 @set_option
 @click.option(
@@ -619,11 +834,19 @@ def sweep_cmd(
             "seat_p",
         )
     ]
-    click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt))
+    units = {"elim_risk": "share", "dealer_left_share": "share"}
+    click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt, units))
+    if fmt == "table" and "rebuy_value" in res.summary.columns:
+        if res.summary["rebuy_value"].is_null().any():
+            click.echo(
+                "rebuy_value n/a: no game differs between seat 0 always and never rebuying in"
+                " that cell (no rebuy can happen under its rules, e.g. max_rebuys=0)."
+            )
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
 
 
-@cli.command("report")
+@cli.command("report", epilog=EXAMPLES["report"])
+@read_options
 @click.argument("run_dirs", nargs=-1, required=True)
 @click.option(
     "-o",
@@ -652,15 +875,22 @@ def sweep_cmd(
 def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
     """Write one self-contained HTML report (findings, tables, figures) of RUN_DIRS."""
     from analysis.report import build_report
+    from sim.results import atomic_output
 
-    with _WarnToStderr():
-        path = build_report(
-            list(run_dirs), out_file, title, list(labels) or None, rebuy_games, rebuy_reps
+    if not 0 <= rebuy_games <= 10**12:
+        raise ValueError(
+            f"--rebuy-games must be a whole number from 0 to 10^12, not {rebuy_games}."
         )
+    if not 1 <= rebuy_reps <= 256:
+        raise ValueError(f"--rebuy-reps must be a whole number from 1 to 256, not {rebuy_reps}.")
+    # checked before anything is read; written whole or not at all (temporary file, renamed)
+    with _WarnToStderr(), atomic_output(out_file, "Report file") as tmp:
+        build_report(list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps)
+    path = Path(out_file)
     click.echo(f"wrote {path}")
 
 
-@cli.command("rebuy-value")
+@cli.command("rebuy-value", epilog=EXAMPLES["rebuy-value"])
 @click.option(
     "--mode",
     type=click.Choice(["policy", "state"]),
@@ -743,16 +973,33 @@ def rebuy_value_cmd(
     from analysis import plots, words
     from analysis import rebuy as rb
     from analysis.text import render
+    from sim.results import atomic_output, check_out_dir, check_out_file
 
     rules = _rules(preset, sets, "loba")
     seats = seats or get_game("loba").default_seats
+    if games is not None and games < 1:
+        raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
+    if plot_file is not None:  # every destination is checked before any game is played
+        check_out_file(plot_file, "Plot file")
+        from matplotlib.figure import Figure
+
+        kinds = Figure().canvas.get_supported_filetypes()
+        kind = Path(plot_file).suffix.lstrip(".").lower()
+        if kind and kind not in kinds:
+            raise ValueError(
+                f"--plot '{plot_file}': matplotlib cannot write .{kind} files; use .png or"
+                f" one of {', '.join(sorted(kinds))}."
+            )
+    if out_dir is not None:
+        check_out_dir(out_dir)
     if mode == "policy":
-        res = rb.rebuy_value_policy(rules, seats, games or 20000, seed, seat, threads, out_dir)
+        n = 20000 if games is None else games
+        res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir)
         table = res.table
         lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
         fig = plots.rebuy_policy_plot(table) if plot_file else None
     else:
-        n = games or 1000
+        n = 1000 if games is None else games
         bars = []  # opened at the first game played, so bad input fails before any output
 
         def progress(done, total):
@@ -769,14 +1016,16 @@ def rebuy_value_cmd(
             for bar in bars:
                 bar.__exit__(None, None, None)
         if out_dir is not None:
-            Path(out_dir).mkdir(parents=True, exist_ok=True)
-            dec.write_parquet(Path(out_dir) / "decisions.parquet")
+            with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
+                dec.write_parquet(tmp)
         keys = [c.strip() for c in by.split(",") if c.strip()]
         table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
         lines = [
             f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
             "pairs each."
         ]
+        if dec.height == 0:
+            lines.append(words.no_rebuy_reason(rules, len(seats.split(","))))
         lines += words.rebuy_state_sentences(
             rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
         )
@@ -791,7 +1040,8 @@ def rebuy_value_cmd(
         click.echo("")
     click.echo(render(table, fmt))
     if fig is not None:
-        fig.savefig(plot_file, dpi=110)
+        with atomic_output(plot_file, "Plot file") as tmp:
+            fig.savefig(tmp, dpi=110, format=Path(plot_file).suffix.lstrip(".").lower() or "png")
         click.echo(f"wrote {plot_file}", err=True)
 
 

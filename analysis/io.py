@@ -2,7 +2,13 @@
 
 A run directory is what ``loba simulate --out DIR`` (or ``Results.write``) writes:
 ``manifest.json`` plus ``games.parquet``, ``seats.parquet`` and, with ``--rounds``,
-``rounds.parquet`` (each a single file or a directory of parts; both are read the same way).
+``rounds.parquet``, each a folder of parts. Exactly the parts the manifest lists are read, after
+checking each one's size and SHA-256 against the manifest (``verify=True``, ``--verify``: also
+decoding it and checking its rows and games). A missing, damaged or foreign part is refused in
+one sentence (:class:`AnalysisError`) unless ``skip_damaged`` (``--skip-damaged``), which reads
+the rest and says which games are missing (:class:`DamagedRunWarning`); files the manifest does
+not list are not read (a warning names them). Run directories from before parts were listed
+(single-file tables, no ``format``) are read as they are.
 
 :func:`load_run` checks one directory; :func:`load_runs` puts several side by side. Every row
 gets two columns: ``run`` (the directory's position in the list) and ``variant`` (what the
@@ -17,6 +23,8 @@ its finished games are complete games, so every metric stays valid on them; a
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import warnings
 from dataclasses import dataclass, field
@@ -43,6 +51,116 @@ class IncompleteRunWarning(UserWarning):
     """A run directory whose manifest says the run was interrupted."""
 
 
+class DamagedRunWarning(UserWarning):
+    """Parts of a run directory were skipped (damaged), or files in it are not listed."""
+
+
+_POLICY = contextvars.ContextVar("loba_read_policy", default=(False, False))
+
+
+@contextlib.contextmanager
+def reading(verify: bool = False, skip_damaged: bool = False):
+    """Within this block, :func:`load_run` decodes every part (``verify``) and reads around
+    damaged parts (``skip_damaged``) unless told otherwise (the CLI's --verify/--skip-damaged)."""
+    token = _POLICY.set((bool(verify), bool(skip_damaged)))
+    try:
+        yield
+    finally:
+        _POLICY.reset(token)
+
+
+MANIFEST_TYPES = {
+    "rules_id": str,
+    "rules_version": int,
+    "seats": list,
+    "n_players": int,
+    "seed": int,
+    "games": int,
+}
+
+
+def _check_manifest_types(manifest: dict, mpath: Path) -> None:
+    for k, typ in MANIFEST_TYPES.items():
+        v = manifest[k]
+        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+            raise AnalysisError(f"'{mpath}' is not a run manifest: its '{k}' is malformed.")
+    if not all(isinstance(x, str) for x in manifest["seats"]) or not manifest["seats"]:
+        raise AnalysisError(f"'{mpath}' is not a run manifest: its 'seats' is malformed.")
+    if manifest["games"] < 0 or not isinstance(manifest.get("first_game", 0), int):
+        raise AnalysisError(f"'{mpath}' is not a run manifest: its 'games' is malformed.")
+
+
+def _game_ranges(spans) -> str:
+    """``[(0, 99), (300, 399)]`` -> ``0 to 99 and 300 to 399`` (at most 3, then a count)."""
+    spans = sorted(spans)
+    merged: list[list[int]] = []
+    for a, b in spans:
+        if merged and merged[-1][1] + 1 >= a:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    words = [f"{a} to {b}" for a, b in merged[:3]]
+    if len(merged) > 3:
+        words.append(f"{len(merged) - 3} more ranges")
+    return ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
+
+
+def _listed_parts(p: Path, verify: bool, skip: bool):
+    """The listed, checked part files of a run directory in the parts format:
+    (RunDir, table -> files, games read). Refuses or warns as the module docstring says."""
+    from sim.results import RunDir, RunDirError
+
+    try:
+        run = RunDir.read(p, strict=False)
+    except RunDirError as e:
+        raise AnalysisError(str(e).rstrip(".") + ".") from None
+    problems = run.inspect(full=verify)
+    spoiled = [q for q in problems if q.spoils or q.kind == "layout"]
+    others = [q for q in problems if q not in spoiled]
+    if spoiled and not skip:
+        more = len(spoiled) - 1
+        also = f" (and {more} more problem{'s' * (more != 1)})" if more else ""
+        cure = (
+            f"move it away and run 'loba simulate --resume {p}'"
+            if spoiled[0].kind == "layout"
+            else f"'loba simulate --resume {p}' plays the damaged games again"
+        )
+        raise AnalysisError(
+            f"Run '{p}' is damaged: {spoiled[0].text}{also}; 'loba verify {p}' lists every"
+            f" problem, {cure}, and --skip-damaged reads the rest."
+        )
+    bad = {q.part for q in spoiled if q.part}
+    if spoiled:
+        spans = [
+            (run.parts[n]["first"], run.parts[n]["first"] + run.parts[n]["count"] - 1) for n in bad
+        ]
+        warnings.warn(
+            f"Run '{p}' is damaged ({spoiled[0].text}): skipping {len(bad)} part"
+            f"{'s' * (len(bad) != 1)}, so games {_game_ranges(spans)} are missing from the"
+            " analysis.",
+            DamagedRunWarning,
+            stacklevel=3,
+        )
+    if others:
+        n = len(others)
+        warnings.warn(
+            f"Run '{p}' has {n} file{'s' * (n != 1)} its manifest does not list"
+            f" ({others[0].path}{', ...' if n > 1 else ''}); {'they are' if n > 1 else 'it is'}"
+            " not read ('loba verify' names them).",
+            DamagedRunWarning,
+            stacklevel=3,
+        )
+    listed, games = run.games_done(), run.manifest["games"]
+    if run.manifest["complete"] and listed != games:
+        raise AnalysisError(
+            f"'{p}' is damaged: its manifest says the run is complete with {games} games but"
+            f" lists parts of {listed}."
+        )
+    keep = [n for n in sorted(run.parts, key=lambda n: run.parts[n]["first"]) if n not in bad]
+    files = {t: [run.part_path(t, n) for n in keep] for t in run.manifest["tables"]}
+    return run, files, sum(run.parts[n]["count"] for n in keep)
+
+
 def canonical_id(rules_id, game=None) -> str:
     """``rules_id`` in canonical form, with its game (ids from before Moon name none: Loba).
     An id this version cannot read (a knob it does not know) is kept as it is."""
@@ -65,11 +183,22 @@ def collect(lf: pl.LazyFrame | pl.DataFrame, what: str = "the run's tables") -> 
         raise AnalysisError(f"Could not read {what}: {first[:200]}.") from None
 
 
-def _scan(path: Path, table: str, spec) -> pl.LazyFrame:
-    if not path.exists():
+def _scan(path: Path, table: str, spec, files: list[Path] | None = None) -> pl.LazyFrame:
+    if files is not None and not files:  # a run with no (readable) part yet
+        return (
+            pl.DataFrame(schema=spec.table[table].schema())
+            .lazy()
+            .select(
+                [
+                    pl.col(c).cast(pl.String) if c in _strings(spec) else pl.col(c)
+                    for c in required(spec, table)
+                ]
+            )
+        )
+    if files is None and not path.exists():
         raise AnalysisError(f"Run directory '{path.parent}' has no {table} table ({path.name}).")
     try:
-        lf = pl.scan_parquet(path)
+        lf = pl.scan_parquet(files if files is not None else path)
         schema = lf.collect_schema()
     except (pl.exceptions.PolarsError, OSError, ValueError) as e:
         msg = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
@@ -113,10 +242,16 @@ class Run:
         return self.manifest.get("complete", True) is not False
 
 
-def load_run(path) -> Run:
-    """Open one run directory lazily after checking that it is one (manifest, tables, columns,
-    and that the games table holds the rules the manifest names)."""
+def load_run(path, verify: bool | None = None, skip_damaged: bool | None = None) -> Run:
+    """Open one run directory lazily after checking that it is one (manifest, listed parts and
+    their checksums, columns, and that the games table holds the rules the manifest names).
+    ``verify``/``skip_damaged``: see the module docstring (None: as :func:`reading` says)."""
+    policy = _POLICY.get()
+    verify = policy[0] if verify is None else verify
+    skip_damaged = policy[1] if skip_damaged is None else skip_damaged
     p = Path(path)
+    if str(path).strip() == "":
+        raise AnalysisError("The run directory is empty: give a directory name.")
     if not p.exists():
         raise AnalysisError(f"Run directory '{p}' does not exist.")
     if not p.is_dir():
@@ -129,22 +264,37 @@ def load_run(path) -> Run:
         )
     try:
         manifest = json.loads(mpath.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise AnalysisError(f"'{mpath}' is not valid JSON.") from None
+    except OSError as e:
+        raise AnalysisError(f"'{mpath}' cannot be read ({e.strerror or e}).") from None
     if not isinstance(manifest, dict) or any(k not in manifest for k in MANIFEST_KEYS):
         lacking = [k for k in MANIFEST_KEYS if not isinstance(manifest, dict) or k not in manifest]
         raise AnalysisError(f"'{mpath}' is not a run manifest: it lacks {', '.join(lacking)}.")
+    _check_manifest_types(manifest, mpath)
     from sim.games import GameError, get_game
 
     try:
         spec = get_game(manifest.get("game"))  # no "game": written before Moon, so Loba
     except GameError as e:
         raise AnalysisError(f"'{mpath}': {e}") from None
-    games = _scan(p / "games.parquet", "games", spec)
-    seats = _scan(p / "seats.parquet", "seats", spec)
     detail = spec.detail
-    dpath = p / f"{detail.name}.parquet" if detail is not None else None
-    rounds = _scan(dpath, detail.name, spec) if dpath is not None and dpath.exists() else None
+    if "format" in manifest:  # folders of parts: read exactly the listed, checked parts
+        rd, files, expect = _listed_parts(p, verify, skip_damaged)
+        manifest = rd.manifest
+        games = _scan(p / "games.parquet", "games", spec, files["games"])
+        seats = _scan(p / "seats.parquet", "seats", spec, files["seats"])
+        rounds = (
+            _scan(p / f"{detail.name}.parquet", detail.name, spec, files[detail.name])
+            if detail is not None and detail.name in files
+            else None
+        )
+    else:  # written before run directories had parts: single files, nothing to check against
+        expect = int(manifest["games"]) if manifest.get("complete", True) is not False else None
+        games = _scan(p / "games.parquet", "games", spec)
+        seats = _scan(p / "seats.parquet", "seats", spec)
+        dpath = p / f"{detail.name}.parquet" if detail is not None else None
+        rounds = _scan(dpath, detail.name, spec) if dpath is not None and dpath.exists() else None
     head = collect(
         games.select(
             pl.len().alias("n"),
@@ -170,10 +320,10 @@ def load_run(path) -> Run:
             IncompleteRunWarning,
             stacklevel=2,
         )
-    elif n != int(manifest["games"]):
+    if expect is not None and n != expect:
         raise AnalysisError(
             f"'{p}' is damaged: its games table has {n} games but its manifest says "
-            f"{manifest['games']}."
+            f"{manifest['games'] if 'format' not in manifest else expect}."
         )
     return run
 
@@ -210,7 +360,12 @@ def _tag(lf: pl.LazyFrame, i: int, variant: str) -> pl.LazyFrame:
     return lf.with_columns(pl.lit(i, dtype=pl.Int32).alias("run"), pl.lit(variant).alias("variant"))
 
 
-def load_runs(paths, labels: list[str] | None = None) -> RunSet:
+def load_runs(
+    paths,
+    labels: list[str] | None = None,
+    verify: bool | None = None,
+    skip_damaged: bool | None = None,
+) -> RunSet:
     """Open several run directories (or one) as a :class:`RunSet`.
 
     ``labels`` (optional, one per path) names the variants yourself; runs given the same label
@@ -223,7 +378,7 @@ def load_runs(paths, labels: list[str] | None = None) -> RunSet:
     paths = list(paths)
     if not paths:
         raise AnalysisError("Give at least one run directory.")
-    runs = [load_run(p) for p in paths]
+    runs = [load_run(p, verify, skip_damaged) for p in paths]
     if labels is not None and len(labels) != len(runs):
         raise AnalysisError(f"Give one label per run directory ({len(runs)}), not {len(labels)}.")
     seatings = {tuple(r.seat_labels) for r in runs}

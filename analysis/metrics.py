@@ -605,6 +605,83 @@ def skill_gap(games, seats, level: float = LEVEL) -> pl.DataFrame:
     )
 
 
+# ------------------------------------------------------------------ per game (pairing)
+M_WON_BY = "games won by {policy}"
+
+PAIRED_KEY = ["seed", "game"]
+
+
+def per_game(games, seats) -> pl.DataFrame:
+    """Each game's share of every key metric that is a mean or a ratio over games, so that
+    runs of the same seeds can be compared game by game (:func:`analysis.compare.compare`).
+
+    One row per game (``variant``, ``run``, ``seed``, ``game``) and, for each such metric of
+    :func:`key_metrics`, two columns ``"<metric>|y"`` and ``"<metric>|x"`` with
+    ``value = sum(y) / sum(x)`` over a variant's games (``x = 1`` for a mean per game): e.g.
+    void rounds (y) over rounds (x), eliminations over player-rounds at risk, wins of the
+    dealer's left over finished games, and ``games won by POLICY`` for every policy seated.
+    """
+    g = _prep(games)
+    s = _prep(seats)
+    names = g.collect_schema().names()
+    if "seed" not in names:
+        g = g.with_columns(pl.lit(0, dtype=pl.Int64).alias("seed"))
+    f64 = pl.Float64
+    win = s.join(g.select(*KEY, "winner", "rounds"), on=KEY, how="inner").with_columns(
+        pl.coalesce("eliminated_round", "rounds").alias("last")
+    )
+    sa = win.group_by(KEY).agg(
+        pl.col("rebuys").cast(pl.Int64).sum().alias("_rebuys"),
+        pl.col("eliminated_round").is_not_null().sum().cast(pl.Int64).alias("_out"),
+        pl.col("last").cast(pl.Int64).sum().alias("_at_risk"),
+        pl.col("eliminated_round").min().alias("_first"),
+        pl.col("policy").filter(pl.col("seat") == pl.col("winner")).first().alias("_wpol"),
+    )
+    policies = collect(s.select(pl.col("policy").unique(maintain_order=True)))["policy"]
+    df = collect(g.join(sa, on=KEY, how="left"))
+    one = pl.lit(1.0, dtype=f64)
+    fin = pl.col("winner").is_not_null().cast(f64)
+    pos = (pl.col("winner").cast(pl.Int64) - pl.col("first_dealer").cast(pl.Int64) - 1) % pl.col(
+        "n_players"
+    ).cast(pl.Int64)
+    cols = {
+        M_ROUNDS: (pl.col("rounds").cast(f64), one),
+        M_TURNS: (pl.col("turns").cast(f64), one),
+        M_TURNS_PER_ROUND: ((pl.col("turns") / pl.col("rounds")).cast(f64), one),
+        M_VOID_SHARE: (pl.col("void_rounds").cast(f64), pl.col("rounds").cast(f64)),
+        M_BONUS: (
+            pl.col("one_turn_bonuses").cast(f64),
+            (pl.col("rounds") - pl.col("void_rounds")).cast(f64),
+        ),
+        M_RESHUFFLES: (pl.col("reshuffles").cast(f64), one),
+        M_POT: (pl.col("pot").cast(f64), one),
+        M_UNFINISHED: (pl.col("winner").is_null().cast(f64), one),
+        M_REBUYS: (pl.col("_rebuys").fill_null(0).cast(f64), one),
+        M_FIRST_ELIM: (
+            pl.col("_first").fill_null(0).cast(f64),
+            pl.col("_first").is_not_null().cast(f64),
+        ),
+        M_REBOUGHT: (
+            pl.col("_rebuys").fill_null(0).cast(f64),
+            (pl.col("_rebuys") + pl.col("_out")).fill_null(0).cast(f64),
+        ),
+        M_HAZARD: (
+            pl.col("_out").fill_null(0).cast(f64),
+            pl.col("_at_risk").fill_null(0).cast(f64),
+        ),
+        M_DEALER_LEFT: ((pos == 0).fill_null(False).cast(f64), fin),
+    }
+    for pol in policies.to_list():
+        cols[M_WON_BY.format(policy=pol)] = (
+            (pl.col("_wpol") == pol).fill_null(False).cast(f64),
+            fin,
+        )
+    exprs = []
+    for m, (y, x) in cols.items():
+        exprs += [y.alias(f"{m}|y"), x.alias(f"{m}|x")]
+    return df.select("variant", "run", "seed", "game", *exprs)
+
+
 # ------------------------------------------------------------------ all at once
 def key_metrics(games, seats, level: float = LEVEL) -> pl.DataFrame:
     """The headline figures of each variant in one long table (metric, value, 95% interval,
@@ -655,7 +732,7 @@ def key_metrics(games, seats, level: float = LEVEL) -> pl.DataFrame:
         rows.append(
             _share_row(
                 r["variant"],
-                f"games won by {r['policy']}",
+                M_WON_BY.format(policy=r["policy"]),
                 "share",
                 r["wins"],
                 r["finished"],

@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
+from . import fmt
 from .rebuy import GAP_EDGES, gap_band_order
 
 BAND_ALPHA = 0.25
@@ -151,7 +152,7 @@ def seat_advantage_plot(sa: pl.DataFrame) -> Figure:
             fmt="o",
             capsize=4,
             color=f"C{i}",
-            label=f"{_short(v[0], 36)} (p = {p:.2g})",
+            label=f"{_short(v[0], 36)} (p = {fmt.pvalue(p)})",
         )
         n = int(part["n_players"][0])
         ax.axhline(100 / n, color=f"C{i}", linestyle="--", linewidth=1, alpha=0.6)
@@ -278,51 +279,113 @@ def sweep_plots(summary: pl.DataFrame, knobs: list[str]) -> Figure:
         v1 = summary[k1].unique(maintain_order=True).to_list()
         v2 = summary[k2].unique(maintain_order=True).to_list()
         for ax, (col, title, unit, f) in zip(axes, panels, strict=True):
-            grid = np.full((len(v1), len(v2)), np.nan)
-            for r in summary.iter_rows(named=True):
-                grid[v1.index(r[k1]), v2.index(r[k2])] = (
-                    r[col] if r[col] is not None else math.nan
-                ) * f
-            cmap = "RdBu" if col == "rebuy_value" else "viridis"
-            kw = {}
-            if col == "rebuy_value":
-                m = max(1e-9, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0)
-                kw = {"vmin": -m, "vmax": m}
-            im = ax.imshow(grid, cmap=cmap, aspect="auto", origin="lower", **kw)
-            for i in range(len(v1)):
-                for j in range(len(v2)):
-                    r = summary.filter((pl.col(k1) == v1[i]) & (pl.col(k2) == v2[j])).row(
-                        0, named=True
-                    )
-                    lo, hi = r[f"{col}_low"], r[f"{col}_high"]
-                    if lo is None or hi is None or np.isnan(grid[i, j]):
-                        ax.text(j, i, "–", ha="center", va="center", fontsize=7)
-                        continue
-                    star = "*" if col == "rebuy_value" and (lo > 0 or hi < 0) else ""
-                    rgb = im.cmap(im.norm(grid[i, j]))[:3]
-                    dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.5
-                    ax.text(
-                        j,
-                        i,
-                        f"{grid[i, j]:.2f}{star}\n[{lo * f:.2f}, {hi * f:.2f}]",
-                        ha="center",
-                        va="center",
-                        fontsize=7,
-                        color="w" if dark else "k",
-                    )
-            ax.set_xticks(range(len(v2)))
-            ax.set_xticklabels([str(x) for x in v2])
-            ax.set_yticks(range(len(v1)))
-            ax.set_yticklabels([str(x) for x in v1])
-            ax.set_xlabel(k2)
-            ax.set_ylabel(k1)
-            ax.set_title(f"{title} ({unit})")
-            fig.colorbar(im, ax=ax, label=unit)
+            _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, col, title, unit, f)
     fig.suptitle(
         "Sweep: 95% intervals in brackets / as bars"
-        + ("; * rebuy value distinguishable from 0" if len(knobs) > 1 else "")
+        + (
+            "; hatched: not distinguishable from the reference (fair share, 0)"
+            if len(knobs) > 1
+            else ""
+        )
     )
     return fig
+
+
+# metric -> (reference per summary row, its name): heatmaps of these are centred on it
+def _reference(col: str, row: dict) -> float | None:
+    if col == "dealer_left_share":
+        return 1.0 / row["n_players"] if row.get("n_players") else None
+    if col == "rebuy_value":
+        return 0.0
+    return None
+
+
+def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, col, title, unit, f) -> None:
+    """One annotated heatmap of a two-knob sweep. A metric with a reference (the fair share of
+    the dealer's left, 0 for the rebuy value) is drawn as its deviation from that reference on
+    a diverging scale centred on it, as wide as the largest deviation or twice the largest
+    interval half-width, so that cells within noise stay pale; cells whose interval contains
+    the reference are hatched and marked "≈"."""
+    import matplotlib as mpl
+
+    rows = {(r[k1], r[k2]): r for r in summary.iter_rows(named=True)}
+    grid = np.full((len(v1), len(v2)), np.nan)
+    refs = np.full((len(v1), len(v2)), np.nan)
+    for (a, b), r in rows.items():
+        i, j = v1.index(a), v2.index(b)
+        grid[i, j] = (r[col] if r[col] is not None else math.nan) * f
+        ref = _reference(col, r)
+        refs[i, j] = math.nan if ref is None else ref * f
+    centred = np.isfinite(refs).any()
+    if centred:
+        dev = grid - refs
+        half = []
+        for r in rows.values():
+            lo, hi = r[f"{col}_low"], r[f"{col}_high"]
+            if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+                half.append((hi - lo) * f / 2)
+        finite = np.abs(dev[np.isfinite(dev)])
+        # twice the widest half-width: a cell just distinguishable is at most half saturated
+        m = max([1e-9, *(finite.tolist() if finite.size else [1.0]), *[2 * h for h in half]])
+        im = ax.imshow(
+            dev,
+            cmap="RdBu",
+            norm=mpl.colors.TwoSlopeNorm(vmin=-m, vcenter=0.0, vmax=m),
+            aspect="auto",
+            origin="lower",
+        )
+    else:
+        im = ax.imshow(grid, cmap="viridis", aspect="auto", origin="lower")
+    for i in range(len(v1)):
+        for j in range(len(v2)):
+            r = rows.get((v1[i], v2[j]))
+            lo = r[f"{col}_low"] if r else None
+            hi = r[f"{col}_high"] if r else None
+            if lo is None or hi is None or np.isnan(grid[i, j]):
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="0.4")
+                continue
+            mark = ""
+            if centred and np.isfinite(refs[i, j]):
+                ref = refs[i, j] / f
+                if lo <= ref <= hi:
+                    mark = " ≈"
+                    ax.add_patch(
+                        mpl.patches.Rectangle(
+                            (j - 0.5, i - 0.5),
+                            1,
+                            1,
+                            fill=False,
+                            hatch="//",
+                            edgecolor="0.55",
+                            linewidth=0,
+                            zorder=2,
+                        )
+                    )
+            shown = dev[i, j] if centred else grid[i, j]
+            rgb = im.cmap(im.norm(shown))[:3]
+            dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.5
+            ax.text(
+                j,
+                i,
+                f"{grid[i, j]:.2f}{mark}\n[{lo * f:.2f}, {hi * f:.2f}]",
+                ha="center",
+                va="center",
+                fontsize=7,
+                zorder=3,
+                color="w" if dark else "k",
+            )
+    ax.set_xticks(range(len(v2)))
+    ax.set_xticklabels([str(x) for x in v2])
+    ax.set_yticks(range(len(v1)))
+    ax.set_yticklabels([str(x) for x in v1])
+    ax.set_xlabel(k2)
+    ax.set_ylabel(k1)
+    ax.set_title(f"{title} ({unit})")
+    if centred:
+        what = "fair share" if col == "dealer_left_share" else "0"
+        fig.colorbar(im, ax=ax, label=f"{unit} above (blue) / below (red) {what}")
+    else:
+        fig.colorbar(im, ax=ax, label=unit)
 
 
 def rebuy_policy_plot(table: pl.DataFrame) -> Figure:

@@ -211,10 +211,15 @@ def rebuy_value_state(
     rs = resolve_rules(rules)
     labels = _seat_list(seats)
     rs.check_players(len(labels))
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+    from sim.results import MAX_GAMES
+
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise AnalysisError(
-            f"The number of games must be a whole number of at least 1, not {games}."
+            f"The number of games must be a whole number of at least 1 and at most 10^12,"
+            f" not {games}."
         )
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise AnalysisError(f"The seed must be a whole number from 0 to 2^63-1, not {seed}.")
     if not isinstance(reps, int) or not 1 <= reps <= MAX_REPS:
         raise AnalysisError(f"--reps must be a whole number from 1 to {MAX_REPS}, not {reps}.")
     seed2 = (int(seed) * 0x9E3779B97F4A7C15 + 0x5EED5) % (1 << 64)

@@ -3,24 +3,31 @@
 Everything a player needs is in the file: what was simulated, the rules (knobs that differ from
 the defaults, and all of them on demand), findings as sentences with 95% intervals, tables and
 figures (PNG embedded as ``data:image/png;base64`` URIs; no script, no external link).
+
+The page is the Jinja2 template ``analysis/templates/report.html.j2`` (autoescaped); this module
+computes the tables and sentences it shows. Numbers go through :mod:`analysis.fmt`. The tests
+the report states are corrected together for multiple comparisons (:mod:`analysis.family`).
 """
 
 from __future__ import annotations
 
 import base64
 import datetime as _dt
-import html
 import io
-import math
 from pathlib import Path
 
+import jinja2
 import polars as pl
+from markupsafe import Markup
 
+from . import fmt, plots, words
 from . import metrics as M
-from . import plots, words
 from .compare import compare
 from .errors import AnalysisError
+from .family import family_of_tests
 from .io import RunSet, load_runs
+
+TEMPLATE = "report.html.j2"
 
 CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;
@@ -38,6 +45,32 @@ figcaption{font-size:.88em;color:#555}
 code{background:#f5f5f5;padding:0 .2em}
 """
 
+METHODS = (
+    "Shares: Wilson score intervals. Means: Student t intervals. Differences from the "
+    "baseline: when a variant holds the same seeds and games as the baseline, game by game "
+    "(paired t interval of the per-game differences; ratios such as shares of rounds through "
+    "the delta method), with the unpaired interval beside it; otherwise Welch t (means) and "
+    "Newcombe hybrid score (shares). A difference whose interval contains 0 is reported as not "
+    "detectable. Seat equality: Pearson chi-square test on finished games, seats counted in "
+    "the first round's playing order from the dealer's left. Skill: exact binomial test of a "
+    "policy's share of wins against its fair share. Elimination risk per round: players "
+    "eliminated for good in that round over players still in at its start. Intervals are 95% "
+    "and per figure. The tests the findings state (seat equality, skill, differences from the "
+    "baseline) form one family whose p-values are adjusted with the Benjamini–Hochberg "
+    "procedure (scipy.stats.false_discovery_control); a finding is worded as detectable only "
+    "when its adjusted p-value is below 0.05."
+)
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("analysis", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
+
 
 def _img(fig, dpi: int = 100) -> str:
     buf = io.BytesIO()
@@ -45,42 +78,19 @@ def _img(fig, dpi: int = 100) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _figure(fig, caption: str) -> str:
-    return (
-        f'<figure><img alt="{html.escape(caption)}" src="{_img(fig)}">'
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-    )
+def _figure(fig, caption: str) -> dict:
+    return {"src": _img(fig), "caption": caption}
 
 
-def _fmt(x, unit: str = "") -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    if unit == "share":
-        return f"{100 * x:.2f}%"
-    if unit == "p":
-        return f"{x:.3g}"
-    if isinstance(x, int):
-        return f"{x:,}"
-    a = abs(x)
-    return f"{x:,.0f}" if a >= 1000 else f"{x:.3f}" if a < 10 else f"{x:.2f}"
+def _table(head: list[str], rows: list[list], left: int = 1) -> dict:
+    return {"head": head, "rows": rows, "left": left}
 
 
-def _table(headers: list[str], rows: list[list], left: int = 1) -> str:
-    h = "".join(
-        f'<th class="{"l" if i < left else ""}">{html.escape(str(c))}</th>'
-        for i, c in enumerate(headers)
-    )
-    body = []
-    for r in rows:
-        cells = []
-        for i, c in enumerate(r):
-            cls = ' class="l"' if i < left else ""
-            cells.append(f"<td{cls}>{c if str(c).startswith('<') else html.escape(str(c))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><tr>{h}</tr>{''.join(body)}</table>"
+def _with_ci(value: str, lo: str) -> Markup:
+    return Markup('{} <span class="muted">{}</span>').format(value, lo)
 
 
-def _rules_section(rs: RunSet) -> str:
+def _rules_section(rs: RunSet) -> list[dict]:
     from sim.rules import parse_rules_id
 
     out = []
@@ -89,40 +99,28 @@ def _rules_section(rs: RunSet) -> str:
         try:
             # (knob, value, default, rule, meaning); runs from before Moon name no game: Loba
             rows = [
-                (k, val, d, r, mean)
+                [k, val, d, r, mean]
                 for k, val, d, r, _, mean in parse_rules_id(
                     m["rules_id"], m.get("game", "loba")
                 ).describe()
             ]
         except Exception:  # a rule set this version no longer knows: show the manifest as is
-            rows = [(k, str(val), "?", "", "") for k, val in (m.get("rules") or {}).items()]
-        changed = [r for r in rows if r[1] != r[2]]
-        out.append(f"<h3>{html.escape(v)}</h3>")
+            rows = [[k, str(val), "?", "", ""] for k, val in (m.get("rules") or {}).items()]
+        head = ["knob", "value", "default", "rule", "meaning"]
         out.append(
-            f"<p>Rule set <code>{html.escape(m['rules_id'])}</code> (rules version "
-            f"{html.escape(str(m.get('rules_version')))}); seats "
-            f"<code>{html.escape(', '.join(m['seats']))}</code>.</p>"
+            {
+                "variant": v,
+                "rules_id": m["rules_id"],
+                "rules_version": m.get("rules_version"),
+                "seats": ", ".join(m["seats"]),
+                "changed": _table(head, [r for r in rows if r[1] != r[2]], 5),
+                "all": _table(head, rows, 5),
+            }
         )
-        if changed:
-            out.append("<p>Knobs that differ from the defaults of RULES.md:</p>")
-            out.append(
-                _table(
-                    ["knob", "value", "default", "rule", "meaning"],
-                    [list(r) for r in changed],
-                    left=5,
-                )
-            )
-        else:
-            out.append("<p>All knobs at their defaults (the pagat rules).</p>")
-        out.append(
-            "<details><summary>All knobs</summary>"
-            + _table(["knob", "value", "default", "rule", "meaning"], [list(r) for r in rows], 5)
-            + "</details>"
-        )
-    return "\n".join(out)
+    return out
 
 
-def _runs_section(rs: RunSet) -> str:
+def _runs_section(rs: RunSet) -> dict:
     rows = []
     for r, v in zip(rs.runs, rs.variant_of, strict=True):
         m = r.manifest
@@ -131,11 +129,11 @@ def _runs_section(rs: RunSet) -> str:
                 str(r.path),
                 v,
                 ", ".join(m["seats"]),
-                f"{r.n_games:,}",
+                fmt.number(r.n_games),
                 str(m["seed"]),
                 "yes" if r.rounds is not None else "no",
                 "yes" if r.complete else "no (interrupted)",
-                _fmt(m.get("elapsed_seconds")),
+                fmt.number(m.get("elapsed_seconds")),
             ]
         )
     return _table(
@@ -145,86 +143,109 @@ def _runs_section(rs: RunSet) -> str:
     )
 
 
-def _key_table(km: pl.DataFrame, variants: list[str]) -> str:
+def _key_table(km: pl.DataFrame, variants: list[str]) -> dict:
     metrics = km["metric"].unique(maintain_order=True).to_list()
     rows = []
     for metric in metrics:
-        row = [metric]
+        sub = km.filter(pl.col("metric") == metric)
+        unit = sub["unit"][0] if sub.height else ""
+        row = [metric, fmt.unit_label(unit)]
         for v in variants:
-            r = km.filter((pl.col("variant") == v) & (pl.col("metric") == metric))
+            r = sub.filter(pl.col("variant") == v)
             if r.height == 0:
-                row.append("–")
+                row.append(fmt.NA)
                 continue
             r = r.row(0, named=True)
-            cell = _fmt(r["value"], r["unit"])
+            cell = fmt.value(r["value"], r["unit"])
             if r["kind"] != "test":
-                cell += (
-                    f' <span class="muted">[{_fmt(r["ci_low"], r["unit"])}, '
-                    f"{_fmt(r['ci_high'], r['unit'])}]</span>"
-                )
-            row.append("<span>" + cell + "</span>")
+                cell = _with_ci(cell, fmt.interval(r["ci_low"], r["ci_high"], r["unit"]))
+            row.append(cell)
         rows.append(row)
-    return _table(["metric (95% interval)"] + variants, rows)
+    return _table(["metric (95% interval)", "unit"] + variants, rows, left=2)
 
 
-def _compare_table(cmp: pl.DataFrame) -> str:
+def _compare_table(cmp: pl.DataFrame) -> dict:
     rows = []
     for r in cmp.filter(pl.col("verdict") != "").iter_rows(named=True):
         u = r["unit"]
-        scale = (
-            (lambda x: _fmt(None if x is None else 100 * x) + " pts")
-            if u == "share"
-            else (lambda x: _fmt(x))
-        )
         cls = {"higher": "higher", "lower": "lower"}.get(r["verdict"], "nodiff")
         rows.append(
             [
                 r["metric"],
                 r["variant"],
-                _fmt(r["value"], u),
-                scale(r["diff"]),
-                f"[{scale(r['diff_low'])}, {scale(r['diff_high'])}]",
-                f'<span class="{cls}">{html.escape(r["verdict"])}</span>',
+                fmt.unit_label(u),
+                fmt.value(r["value"], u),
+                fmt.diff(r["diff"], u),
+                fmt.interval(r["diff_low"], r["diff_high"], u, signed=True),
+                "paired" if r["paired"] else "unpaired",
+                fmt.interval(r["unpaired_low"], r["unpaired_high"], u, signed=True),
+                fmt.pvalue(r["p_adjusted"]),
+                Markup('<span class="{}">{}</span>').format(cls, r["verdict"]),
             ]
         )
-    base = cmp["baseline"][0] if cmp.height else ""
-    return f"<p>Baseline: <b>{html.escape(str(base))}</b>.</p>" + _table(
-        ["metric", "variant", "value", "difference", "95% interval", "verdict"], rows, left=2
+    return _table(
+        [
+            "metric",
+            "variant",
+            "unit",
+            "value",
+            "difference",
+            "95% interval",
+            "method",
+            "unpaired 95% interval",
+            "p (adjusted)",
+            "verdict (per interval)",
+        ],
+        rows,
+        left=3,
     )
 
 
-def _seat_table(sa: pl.DataFrame) -> str:
+def _seat_table(sa: pl.DataFrame, tests: pl.DataFrame) -> dict:
+    from .family import adjusted
+
     rows = [
         [
             r["variant"],
             r["label"],
-            f"{r['wins']:,}",
-            _fmt(r["share"], "share"),
-            f"[{_fmt(r['ci_low'], 'share')}, {_fmt(r['ci_high'], 'share')}]",
-            _fmt(r["expected"], "share"),
-            _fmt(r["p_value"], "p"),
+            fmt.number(r["wins"]),
+            fmt.share(r["share"]),
+            fmt.interval(r["ci_low"], r["ci_high"], "share"),
+            fmt.share(r["expected"]),
+            fmt.pvalue(r["p_value"]),
+            fmt.pvalue(adjusted(tests, "seats", r["variant"])),
         ]
         for r in sa.iter_rows(named=True)
     ]
     return _table(
-        ["variant", "seat (first round order)", "wins", "share", "95% interval", "fair", "χ² p"],
+        [
+            "variant",
+            "seat (first round order)",
+            "wins",
+            "share",
+            "95% interval",
+            "fair",
+            "χ² p",
+            "p (adjusted)",
+        ],
         rows,
         left=2,
     )
 
 
-def _policy_table(pt: pl.DataFrame) -> str:
+def _policy_table(pt: pl.DataFrame) -> dict:
+    def ci(v, lo, hi, unit=None):
+        return _with_ci(fmt.value(v, unit), fmt.interval(lo, hi, unit))
+
     rows = [
         [
             r["variant"],
             r["policy"],
-            f"{r['games']:,}",
-            f"{_fmt(r['win_rate'], 'share')} [{_fmt(r['win_low'], 'share')}, "
-            f"{_fmt(r['win_high'], 'share')}]",
-            f"{_fmt(r['rebuys'])} [{_fmt(r['rebuys_ci_low'])}, {_fmt(r['rebuys_ci_high'])}]",
-            f"{_fmt(r['elim_round'])} [{_fmt(r['elim_round_ci_low'])}, "
-            f"{_fmt(r['elim_round_ci_high'])}]",
-            f"{_fmt(r['net'])} [{_fmt(r['net_ci_low'])}, {_fmt(r['net_ci_high'])}]",
+            fmt.number(r["games"]),
+            ci(r["win_rate"], r["win_low"], r["win_high"], "share"),
+            ci(r["rebuys"], r["rebuys_ci_low"], r["rebuys_ci_high"]),
+            ci(r["elim_round"], r["elim_round_ci_low"], r["elim_round_ci_high"]),
+            ci(r["net"], r["net_ci_low"], r["net_ci_high"]),
         ]
         for r in pt.iter_rows(named=True)
     ]
@@ -241,6 +262,39 @@ def _policy_table(pt: pl.DataFrame) -> str:
         rows,
         left=2,
     )
+
+
+def _tests_table(tests: pl.DataFrame) -> dict:
+    rows = [
+        [
+            r["variant"],
+            r["what"],
+            fmt.pvalue(r["p_value"]),
+            fmt.pvalue(r["p_adjusted"]),
+            r["finding"],
+        ]
+        for r in tests.iter_rows(named=True)
+    ]
+    return _table(["variant", "test of", "p", "p (adjusted)", "finding"], rows, left=2)
+
+
+def _pairing_note(cmp: pl.DataFrame | None) -> str:
+    if cmp is None:
+        return ""
+    d = cmp.filter(pl.col("verdict") != "")
+    paired = sorted(set(d.filter(pl.col("paired"))["variant"].to_list()))
+    if paired and len(paired) == d["variant"].n_unique():
+        return (
+            "Every variant holds the same seeds and games as the baseline, so differences are "
+            "measured game by game (paired); the unpaired interval two independent runs would "
+            "give is in the comparison table."
+        )
+    if paired:
+        return (
+            "Variants with the same seeds and games as the baseline are compared game by game "
+            f"(paired: {', '.join(paired)}); the others as independent runs."
+        )
+    return "The variants hold different games, so they are compared as independent runs."
 
 
 def build_report(
@@ -266,40 +320,47 @@ def build_report(
     sa = M.seat_advantage(g)
     sg = M.skill_gap(g, s)
     pt = M.policy_table(g, s)
-    surv = M.survival(g, s)
-    hz = M.elimination_hazard(g, s)
-    fe = M.first_elimination(g, s)
-    parts = []
+    cmp = compare(g, s) if len(variants) > 1 else None
+    tests = family_of_tests(sa, sg, cmp)
+    n_tests = tests.height
+    if cmp is not None:  # the stated differences carry the family's adjusted p-values
+        adj = {
+            (r["variant"], r["subject"]): r["p_adjusted"]
+            for r in tests.filter(pl.col("test") == "difference").iter_rows(named=True)
+        }
+        cmp = cmp.with_columns(
+            pl.Series(
+                "p_adjusted",
+                [adj.get((v, m)) for v, m in zip(cmp["variant"], cmp["metric"], strict=True)],
+                dtype=pl.Float64,
+            )
+        )
     title = title or (
         "Loba de Menos: " + (variants[0] if len(variants) == 1 else " vs ".join(variants))
     )
-    total = sum(r.n_games for r in rs.runs)
-    parts.append(f"<h1>{html.escape(title)}</h1>")
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         ver = version("loba-sim")
     except PackageNotFoundError:
         ver = "unknown"
-    parts.append(
-        f'<p class="muted">{total:,} simulated games in {len(rs.runs)} run(s); generated '
-        f"{_dt.datetime.now().strftime('%Y-%m-%d %H:%M')} by loba-sim {ver}. Every figure "
-        "comes with a 95% confidence interval: the range the true value lies in, given the "
-        "games played.</p>"
-    )
-    parts.append("<h2>Findings</h2>")
-    for v in variants:
-        parts.append(f"<h3>{html.escape(v)}</h3><ul class='finding'>")
-        for sentence in words.variant_findings(km, v, sa, sg):
-            parts.append(f"<li>{html.escape(sentence)}</li>")
-        parts.append("</ul>")
-    cmp = None
-    if len(variants) > 1:
-        cmp = compare(g, s)
-        parts.append("<h3>Differences from the baseline</h3><ul class='finding'>")
-        for sentence in words.compare_sentences(cmp):
-            parts.append(f"<li>{html.escape(sentence)}</li>")
-        parts.append("</ul>")
+    ctx: dict = {
+        "title": title,
+        "css": Markup(CSS),
+        "total_games": fmt.number(sum(r.n_games for r in rs.runs)),
+        "n_runs": len(rs.runs),
+        "generated": _dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "version": ver,
+        "n_tests": n_tests,
+        "findings": [
+            {"variant": v, "sentences": words.variant_findings(km, v, sa, sg, tests)}
+            for v in variants
+        ],
+        "differences": words.compare_sentences(cmp, family=n_tests) if cmp is not None else [],
+        "pairing_note": _pairing_note(cmp),
+        "rebuy": None,
+        "methods": METHODS,
+    }
     if rebuy_games > 0:
         from .rebuy import rebuy_value_state, tabulate_state_value
 
@@ -312,75 +373,57 @@ def build_report(
             reps=rebuy_reps,
             progress=progress,
         )
-        parts.append(f"<h3>Is a rebuy worth it? ({html.escape(m['rules_id'])})</h3>")
-        parts.append(
-            f"<p>At each of the {dec.height:,} rebuy decisions of {rebuy_games:,} games the game "
-            f"was forked and played to the end {rebuy_reps} times each way (rebuy / decline), "
-            "on the same cards in both branches.</p><ul class='finding'>"
-        )
-        by_players = tabulate_state_value(dec, by=["players_left"])
-        for sentence in words.rebuy_state_sentences(by_players):
-            parts.append(f"<li>{html.escape(sentence)}</li>")
-        parts.append("</ul>")
-        parts.append(
-            _figure(
+        ctx["rebuy"] = {
+            "rules_id": m["rules_id"],
+            "decisions": fmt.number(dec.height),
+            "games": fmt.number(rebuy_games),
+            "reps": rebuy_reps,
+            "sentences": words.rebuy_state_sentences(tabulate_state_value(dec, by=["players_left"]))
+            if dec.height
+            else [],
+            "empty": "No rebuy decision came up in these games, so there is nothing to value "
+            "(under these rules or seats no player could rebuy).",
+            "figure": _figure(
                 plots.rebuy_heatmap(tabulate_state_value(dec)),
                 "Value of rebuying in stakes (net of its price), with 95% interval and number "
                 "of decisions; hatched cells have too few decisions to trust.",
             )
-        )
-    parts.append("<h2>What was simulated</h2>")
-    parts.append(_runs_section(rs))
-    parts.append("<h2>Rules used</h2>")
-    parts.append(_rules_section(rs))
-    parts.append("<h2>Figures</h2>")
-    parts.append(_figure(plots.rounds_plot(g), "Distribution of the number of rounds per game."))
-    parts.append(
+            if dec.height
+            else None,
+        }
+    ctx["runs"] = _runs_section(rs)
+    ctx["rules"] = _rules_section(rs)
+    ctx["figures"] = [
+        _figure(plots.rounds_plot(g), "Distribution of the number of rounds per game."),
         _figure(
-            plots.survival_plot(surv),
+            plots.survival_plot(M.survival(g, s)),
             "Share of players still in after each round (band: 95% interval); dotted: share of "
             "games still running.",
-        )
-    )
-    parts.append(
+        ),
         _figure(
-            plots.hazard_plot(hz),
+            plots.hazard_plot(M.elimination_hazard(g, s)),
             "Risk that a player still in is eliminated for good in that round (band: 95%).",
-        )
-    )
-    parts.append(
-        _figure(plots.first_elimination_plot(fe), "Round of the first elimination for good.")
-    )
-    parts.append(
+        ),
+        _figure(
+            plots.first_elimination_plot(M.first_elimination(g, s)),
+            "Round of the first elimination for good.",
+        ),
         _figure(
             plots.seat_advantage_plot(sa),
-            "Win share by seat in the first round's playing order (bars: 95% interval).",
-        )
+            "Win share by seat in the first round's playing order (bars: 95% interval; p: the "
+            "chi-square test before correction, see Tests).",
+        ),
+    ]
+    ctx["key"] = _key_table(km, variants)
+    ctx["comparison"] = (
+        {"baseline": cmp["baseline"][0], "table": _compare_table(cmp)}
+        if cmp is not None and cmp.height
+        else None
     )
-    parts.append("<h2>Tables</h2><h3>Key metrics</h3>")
-    parts.append(_key_table(km, variants))
-    if cmp is not None:
-        parts.append("<h3>Comparison</h3>")
-        parts.append(_compare_table(cmp))
-    parts.append("<h3>Seat advantage</h3>")
-    parts.append(_seat_table(sa))
-    parts.append("<h3>By policy</h3>")
-    parts.append(_policy_table(pt))
-    parts.append(
-        "<h2>Methods</h2><p class='muted'>Shares: Wilson score intervals. Means: Student t "
-        "intervals. Differences: Welch t (means) and Newcombe hybrid score (shares); a "
-        "difference whose interval contains 0 is reported as not detectable. Seat equality: "
-        "Pearson chi-square test on finished games, seats counted in the first round's playing "
-        "order from the dealer's left. Elimination risk per round: players eliminated for good "
-        "in that round over players still in at its start. Intervals are 95% and per figure "
-        "(no correction for multiple comparisons).</p>"
-    )
-    doc = (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>"
-        + "\n".join(parts)
-        + "</body></html>\n"
-    )
+    ctx["seats"] = _seat_table(sa, tests)
+    ctx["policies"] = _policy_table(pt)
+    ctx["tests"] = _tests_table(tests)
+    doc = _env().get_template(TEMPLATE).render(**ctx)
     outp.parent.mkdir(parents=True, exist_ok=True)
     outp.write_text(doc, encoding="utf-8")
     return outp

@@ -8,6 +8,12 @@ plays the same seeds with seat 0 switched to ``rebuy=always`` and ``rebuy=never`
 ``OUT/rebuy/``; a run that equals the cell's own run is not played twice) and takes the paired
 difference (:func:`analysis.rebuy.paired_rebuy_value`). ``OUT/summary.csv`` (and ``.json``)
 hold one row per cell; ``OUT/sweep.png`` draws it (:func:`analysis.plots.sweep_plots`).
+
+Because every cell plays the same games, each cell is also compared with the first cell (the
+``baseline`` column) game by game (:func:`analysis.compare.compare`): for every metric ``M`` of
+the summary, ``M_diff`` with its paired 95% interval ``M_diff_low``/``M_diff_high`` and, beside
+it, the unpaired interval ``M_unpaired_low``/``M_unpaired_high`` that two independent runs would
+give.
 """
 
 from __future__ import annotations
@@ -83,6 +89,48 @@ class SweepResult:
     out: Path | None
 
 
+# summary column -> key metric (analysis.metrics)
+COLUMNS = (
+    ("mean_rounds", M.M_ROUNDS),
+    ("mean_turns", M.M_TURNS),
+    ("elim_risk", M.M_HAZARD),
+    ("rebuys_per_game", M.M_REBUYS),
+    ("dealer_left_share", M.M_DEALER_LEFT),
+    ("bonus_rate", M.M_BONUS),
+    ("unfinished", M.M_UNFINISHED),
+    ("first_elim_round", M.M_FIRST_ELIM),
+)
+
+
+def cell_differences(cells: list[tuple[str, object, object]]) -> list[dict]:
+    """For cells ``(name, games, seats)`` played on the same seeds: each cell's difference from
+    the first one for every summary column, paired per game, with the unpaired interval
+    beside it (columns ``M_diff``, ``M_diff_low``, ``M_diff_high``, ``M_unpaired_low``,
+    ``M_unpaired_high``, ``M_paired``; empty for the first cell)."""
+    from .compare import compare
+
+    def tag(x, name):
+        return x.lazy().with_columns(pl.lit(name).alias("variant"))
+
+    games = pl.concat([tag(g, n) for n, g, _ in cells], how="diagonal_relaxed")
+    seats = pl.concat([tag(s, n) for n, _, s in cells], how="diagonal_relaxed")
+    cmp = compare(games, seats, baseline=cells[0][0])
+    out = []
+    for name, _, _ in cells:
+        row: dict = {"baseline": cells[0][0]}
+        for col, metric in COLUMNS:
+            r = cmp.filter((pl.col("variant") == name) & (pl.col("metric") == metric))
+            r = r.row(0, named=True) if r.height else {}
+            row[f"{col}_diff"] = r.get("diff")
+            row[f"{col}_diff_low"] = r.get("diff_low")
+            row[f"{col}_diff_high"] = r.get("diff_high")
+            row[f"{col}_unpaired_low"] = r.get("unpaired_low")
+            row[f"{col}_unpaired_high"] = r.get("unpaired_high")
+            row[f"{col}_paired"] = r.get("paired")
+        out.append(row)
+    return out
+
+
 def cell_summary(games, seats, rebuy: pl.DataFrame | None) -> dict:
     """One sweep row from a cell's tables (and its paired rebuy table, if any)."""
     km = M.key_metrics(games, seats)
@@ -92,16 +140,7 @@ def cell_summary(games, seats, rebuy: pl.DataFrame | None) -> dict:
         return r.row(0, named=True) if r.height else None
 
     row: dict = {}
-    for col, metric in (
-        ("mean_rounds", M.M_ROUNDS),
-        ("mean_turns", M.M_TURNS),
-        ("elim_risk", M.M_HAZARD),
-        ("rebuys_per_game", M.M_REBUYS),
-        ("dealer_left_share", M.M_DEALER_LEFT),
-        ("bonus_rate", M.M_BONUS),
-        ("unfinished", M.M_UNFINISHED),
-        ("first_elim_round", M.M_FIRST_ELIM),
-    ):
+    for col, metric in COLUMNS:
         r = get(metric)
         row[col] = r["value"] if r else None
         row[f"{col}_low"] = r["ci_low"] if r else None
@@ -113,6 +152,9 @@ def cell_summary(games, seats, rebuy: pl.DataFrame | None) -> dict:
             row[col] = row[f"{col}_low"] = row[f"{col}_high"] = None
             continue
         r = rebuy.filter(pl.col("measure") == measure).row(0, named=True)
+        if r["games_that_differ"] == 0:  # e.g. max_rebuys=0: no rebuy can happen, nothing to value
+            row[col] = row[f"{col}_low"] = row[f"{col}_high"] = None
+            continue
         row[col] = r["difference"]
         row[f"{col}_low"] = r["paired_low"]
         row[f"{col}_high"] = r["paired_high"]
@@ -148,16 +190,24 @@ def run_sweep(
     labels = [s.label for s in parse_seats(seats, game=cells[0][1].game)]
     for _, rules in cells:
         rules.check_players(len(labels))
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
-        raise AnalysisError(f"A sweep needs a whole number of games of at least 2, not {games}.")
+    if isinstance(games, bool) or not isinstance(games, int) or not 2 <= games <= 10**12:
+        raise AnalysisError(
+            f"A sweep needs a whole number of games from 2 to 10^12 per cell, not {games}."
+        )
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise AnalysisError(f"The seed must be a whole number from 0 to 2^63-1, not {seed}.")
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise AnalysisError(f"--threads must be a whole number of at least 1, not {threads}.")
     outp = Path(out) if out is not None else None
-    if outp is not None:
-        if outp.exists() and not outp.is_dir():
-            raise AnalysisError(f"Output path '{outp}' exists and is not a directory.")
-        if outp.exists() and any(outp.iterdir()) and not overwrite:
-            raise AnalysisError(
-                f"Output directory '{outp}' is not empty: choose another or pass --overwrite."
-            )
+    if outp is not None:  # before any game: a file, a full or read-only disk, a non-empty dir
+        from sim.results import RunDirError, check_out_dir
+
+        try:
+            check_out_dir(outp, overwrite, need_bytes=256 * 1024 + 64 * games * len(labels))
+        except RunDirError as e:
+            raise AnalysisError(str(e)) from None
     seats_a = list(labels)
     seats_b = list(labels)
     seats_a[0] = switch_rebuy(labels[0], "always")
@@ -165,6 +215,7 @@ def run_sweep(
     canon_a = [s.label for s in parse_seats(",".join(seats_a))]
     canon_b = [s.label for s in parse_seats(",".join(seats_b))]
     rows = []
+    played = []
     for i, (cell, rules) in enumerate(cells):
         name = _slug(cell)
         if progress is not None:
@@ -201,28 +252,36 @@ def run_sweep(
         row = {**cell, "rules_id": rules.id, "games": games, "n_players": len(labels)}
         row.update(cell_summary(res.games, res.seats, table))
         rows.append(row)
+        played.append((name, res.games, res.seats))
+    for row, diff in zip(rows, cell_differences(played), strict=True):
+        row.update(diff)
     summary = pl.DataFrame(rows)
-    if outp is not None:
-        outp.mkdir(parents=True, exist_ok=True)
-        summary.write_csv(outp / "summary.csv")
-        (outp / "summary.json").write_text(json.dumps(summary.to_dicts(), indent=1) + "\n")
-        (outp / "sweep.json").write_text(
-            json.dumps(
-                {
-                    "preset": preset,
-                    "sets": sets,
-                    "vary": [[k, v] for k, v in axes],
-                    "seats": labels,
-                    "games": games,
-                    "seed": seed,
-                    "rebuy_value_seat": 0 if rebuy_value else None,
-                    "cells": [_slug(c) for c, _ in cells],
-                },
-                indent=2,
+    if outp is not None:  # each file whole or not at all (temporary file, renamed)
+        from sim.results import atomic_output
+
+        with atomic_output(outp / "summary.csv") as tmp:
+            summary.write_csv(tmp)
+        with atomic_output(outp / "summary.json") as tmp:
+            tmp.write_text(json.dumps(summary.to_dicts(), indent=1) + "\n")
+        with atomic_output(outp / "sweep.json") as tmp:
+            tmp.write_text(
+                json.dumps(
+                    {
+                        "preset": preset,
+                        "sets": sets,
+                        "vary": [[k, v] for k, v in axes],
+                        "seats": labels,
+                        "games": games,
+                        "seed": seed,
+                        "rebuy_value_seat": 0 if rebuy_value else None,
+                        "cells": [_slug(c) for c, _ in cells],
+                    },
+                    indent=2,
+                )
+                + "\n"
             )
-            + "\n"
-        )
         from .plots import sweep_plots
 
-        sweep_plots(summary, knobs).savefig(outp / "sweep.png", dpi=110)
+        with atomic_output(outp / "sweep.png") as tmp:
+            sweep_plots(summary, knobs).savefig(tmp, dpi=110, format="png")
     return SweepResult(summary, knobs, outp)

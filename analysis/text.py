@@ -1,4 +1,8 @@
-"""Plain-text, CSV and JSON renderings of the analysis tables for the command line."""
+"""Plain-text, CSV and JSON renderings of the analysis tables for the command line.
+
+Numbers in the readable tables go through :mod:`analysis.fmt` (the report and the notebooks
+use it too); CSV and JSON keep the raw values.
+"""
 
 from __future__ import annotations
 
@@ -7,70 +11,135 @@ import math
 
 import polars as pl
 
+from . import fmt
+
 FORMATS = ("table", "csv", "json")
 
+# columns that hold p-values, wherever they appear
+P_COLUMNS = {"p_value", "p_adjusted", "seat_p", "p"}
 
-def _cell(x) -> str:
+
+def _cell(x, unit: str | None = None) -> str:
     if x is None:
-        return "–"
+        return fmt.NA
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "–"
-        a = abs(x)
-        if a != 0 and (a < 0.001 or a >= 1e6):
-            return f"{x:.3g}"
-        return f"{x:,.0f}" if a >= 1000 else f"{x:.4f}" if a < 1 else f"{x:.3f}"
+    if isinstance(x, float | int):
+        return fmt.value(x, unit)
     return str(x)
 
 
-def table_text(df: pl.DataFrame, columns: list[str] | None = None) -> str:
-    """An aligned plain-text table (numbers right-aligned, text left-aligned)."""
+def table_text(
+    df: pl.DataFrame, columns: list[str] | None = None, units: dict[str, str] | None = None
+) -> str:
+    """An aligned plain-text table (numbers right-aligned, text left-aligned). ``units`` maps a
+    column to its unit (``share`` prints as a percentage, ``p`` as a p-value); columns named
+    like a p-value (``p_value``, ``p_adjusted``, ``seat_p``) are p-values."""
     cols = columns or df.columns
-    cells = [[_cell(v) for v in row] for row in df.select(cols).iter_rows()]
-    numeric = [df.schema[c].is_numeric() for c in cols]
-    w = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+    u = {c: "p" for c in cols if c in P_COLUMNS}
+    u.update(units or {})
+    cells = [
+        [_cell(v, u.get(c)) for c, v in zip(cols, row, strict=True)]
+        for row in df.select(cols).iter_rows()
+    ]
+    return aligned(cols, cells, [df.schema[c].is_numeric() for c in cols])
+
+
+def aligned(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
+    """Rows of strings as columns: a header, a rule, ``right``-aligned numbers."""
+    w = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(head)]
 
     def line(vals):
         return "  ".join(
-            v.rjust(w[i]) if numeric[i] else v.ljust(w[i]) for i, v in enumerate(vals)
+            v.rjust(w[i]) if right[i] else v.ljust(w[i]) for i, v in enumerate(vals)
         ).rstrip()
 
-    return "\n".join([line(cols), line(["-" * x for x in w])] + [line(r) for r in cells])
+    return "\n".join([line(head), line(["-" * x for x in w])] + [line(r) for r in rows])
 
 
-def render(df: pl.DataFrame, fmt: str) -> str:
+def render(df: pl.DataFrame, fmt_: str, units: dict[str, str] | None = None) -> str:
     """``df`` as ``table`` (aligned text), ``csv`` or ``json`` (a list of records)."""
-    if fmt == "csv":
+    if fmt_ == "csv":
         return df.write_csv().rstrip("\n")
-    if fmt == "json":
-        return json.dumps(df.to_dicts(), indent=1, default=str)
-    return table_text(df)
+    if fmt_ == "json":
+        return json.dumps(df.to_dicts(), indent=1, default=_json_default)
+    return table_text(df, units=units)
+
+
+def _json_default(x):
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    return str(x)
 
 
 def metrics_text(km: pl.DataFrame) -> str:
-    """Key metrics as 'metric | value [low, high]' per variant, one block per variant."""
+    """Key metrics as 'metric | value | unit | 95% interval | n' per variant, one block per
+    variant."""
     out = []
     for (v,), part in km.group_by("variant", maintain_order=True):
         out.append(f"== {v}")
         rows = []
         for r in part.iter_rows(named=True):
-            share = r["unit"] == "share"
-
-            def f(x, share=share):
-                if x is None or (isinstance(x, float) and math.isnan(x)):
-                    return "–"
-                return f"{100 * x:.2f}%" if share else _cell(float(x))
-
-            ci = "" if r["kind"] == "test" else f"[{f(r['ci_low'])}, {f(r['ci_high'])}]"
-            rows.append((r["metric"], f(r["value"]), ci, f"{r['n']:,}"))
-        w = [max(len(x[i]) for x in rows) for i in range(4)]
+            unit = r["unit"]
+            ci = "" if r["kind"] == "test" else fmt.interval(r["ci_low"], r["ci_high"], unit)
+            rows.append(
+                [r["metric"], fmt.value(r["value"], unit), fmt.unit_label(unit), ci, f"{r['n']:,}"]
+            )
         out.append(
-            f"{'metric'.ljust(w[0])}  {'value'.rjust(w[1])}  "
-            f"{'95% interval'.ljust(w[2])}  {'n'.rjust(w[3])}"
+            aligned(
+                ["metric", "value", "unit", "95% interval", "n"],
+                rows,
+                [False, True, False, False, True],
+            )
         )
-        for a, b, c, d in rows:
-            out.append(f"{a.ljust(w[0])}  {b.rjust(w[1])}  {c.ljust(w[2])}  {d.rjust(w[3])}")
         out.append("")
     return "\n".join(out).rstrip()
+
+
+def compare_text(cmp: pl.DataFrame) -> str:
+    """The comparison as an aligned table: each variant's value, its difference from the
+    baseline with the interval the verdict rests on (paired when the runs share their seeds),
+    the unpaired interval beside it, and the Benjamini–Hochberg adjusted p-value."""
+    rows = []
+    order = {m: i for i, m in enumerate(cmp["metric"].unique(maintain_order=True).to_list())}
+    ranked = cmp.with_columns(
+        pl.col("metric").replace_strict(order, default=len(order)).alias("_m"),
+        (pl.col("variant") != pl.col("baseline")).alias("_b"),
+    ).sort("_m", "_b", maintain_order=True)
+    for r in ranked.iter_rows(named=True):
+        unit = r["unit"]
+        is_base = r["variant"] == r["baseline"]
+        if unit == "p" or (r["diff"] is None and not is_base):
+            continue  # a test p-value (not differenced) or a metric the baseline lacks
+        kind = "" if is_base else ("paired" if r["paired"] else "unpaired")
+        rows.append(
+            [
+                r["metric"],
+                r["variant"] + (" (baseline)" if is_base else ""),
+                fmt.value(r["value"], unit),
+                fmt.unit_label(unit),
+                "" if is_base else fmt.diff(r["diff"], unit),
+                "" if is_base else fmt.interval(r["diff_low"], r["diff_high"], unit, True),
+                kind,
+                "" if is_base or not r["paired"]
+                else fmt.interval(r["unpaired_low"], r["unpaired_high"], unit, True),
+                "" if is_base else fmt.pvalue(r["p_adjusted"]),
+                r["verdict"],
+            ]
+        )  # fmt: skip
+    return aligned(
+        [
+            "metric",
+            "variant",
+            "value",
+            "unit",
+            "difference",
+            "95% interval",
+            "method",
+            "unpaired 95% interval",
+            "p (adjusted)",
+            "verdict",
+        ],
+        rows,
+        [False, False, True, False, True, False, False, False, True, False],
+    )

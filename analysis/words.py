@@ -1,7 +1,13 @@
 """Findings as sentences a player understands, each with its 95% interval.
 
 Every function takes the tidy tables of :mod:`analysis.metrics`, :mod:`analysis.compare` or
-:mod:`analysis.rebuy` and returns plain strings (no markup).
+:mod:`analysis.rebuy` and returns plain strings (no markup). Numbers go through
+:mod:`analysis.fmt`, the formatter the tables use.
+
+Where the report states many tests at once it passes their Benjamini–Hochberg adjusted
+p-values (:mod:`analysis.family`): a finding is then worded as detectable only if it survives
+that correction, and one that does not is said so ("no detectable difference after
+correction").
 """
 
 from __future__ import annotations
@@ -10,20 +16,39 @@ import math
 
 import polars as pl
 
+from . import fmt
 from . import metrics as M
+from .family import ALPHA
+
+# differences from the baseline that compare_sentences states (and the report's family tests)
+COMPARE_METRICS = [
+    M.M_ROUNDS,
+    M.M_TURNS,
+    M.M_FIRST_ELIM,
+    M.M_REBUYS,
+    M.M_HAZARD,
+    M.M_DEALER_LEFT,
+    M.M_BONUS,
+]
 
 
 def pct(x: float, digits: int = 1) -> str:
-    return (
-        "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
-    )
+    return fmt.share(x, digits)
 
 
 def num(x: float, digits: int = 2, sign: bool = False) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "n/a"
+    if fmt.is_na(x):
+        return fmt.NA
     s = f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
     return s.replace("-", "−")
+
+
+def _after(adj, family: int | None) -> str:
+    n = f"the {family} tests" if family else "all the tests"
+    return (
+        f"adjusted p = {fmt.pvalue(adj)} after correcting for {n} in this report, "
+        "Benjamini–Hochberg"
+    )
 
 
 def interval(lo, hi, fmt=num, **kw) -> str:
@@ -41,8 +66,13 @@ def variant_findings(
     variant: str,
     seat_adv: pl.DataFrame | None = None,
     skill: pl.DataFrame | None = None,
+    tests: pl.DataFrame | None = None,
 ) -> list[str]:
-    """Sentences on one variant: length, first elimination, rebuys, seat advantage, skill."""
+    """Sentences on one variant: length, first elimination, rebuys, seat advantage, skill.
+    ``tests``: the report's family of tests (:func:`analysis.family.family_of_tests`); the
+    seat and skill findings are then worded after its correction."""
+    from .family import adjusted
+
     out = []
     r = _row(km, variant, M.M_ROUNDS)
     t = _row(km, variant, M.M_TURNS)
@@ -63,7 +93,12 @@ def variant_findings(
         )
     rb = _row(km, variant, M.M_REBUYS)
     sh = _row(km, variant, M.M_REBOUGHT)
-    if rb and sh:
+    if rb and sh and rb["value"] == 0:
+        out.append(
+            f"Nobody rebought in any of the {rb['n']:,} games (no rebuy was allowed or none "
+            "was taken): every player who went over the limit was eliminated."
+        )
+    elif rb and sh:
         out.append(
             f"There are {num(rb['value'], 2)} rebuys per game "
             f"({interval(rb['ci_low'], rb['ci_high'])}); {pct(sh['value'])} of the times a "
@@ -88,17 +123,32 @@ def variant_findings(
             f"{int(v['k']):,} of {v['n']:,} rounds ({pct(v['value'], 4)}) were void "
             "(nobody went out)."
         )
+    family = tests.height if tests is not None else None
     if seat_adv is not None:
-        out.extend(seat_sentences(seat_adv.filter(pl.col("variant") == variant)))
+        out.extend(
+            seat_sentences(
+                seat_adv.filter(pl.col("variant") == variant),
+                adjusted(tests, "seats", variant) if tests is not None else None,
+                family,
+            )
+        )
     if skill is not None:
-        s = skill_sentence(skill.filter(pl.col("variant") == variant))
+        sg = skill.filter(pl.col("variant") == variant)
+        adj = None
+        if tests is not None and sg.height > 1:
+            adj = {p: adjusted(tests, "skill", variant, p) for p in sg["policy"].to_list()}
+        s = skill_sentence(sg, adj, family)
         if s:
             out.append(s)
     return out
 
 
-def seat_sentences(sa: pl.DataFrame) -> list[str]:
-    """'Does the dealer's left win more often?' in words, with the chi-square test."""
+def seat_sentences(
+    sa: pl.DataFrame, adjusted: float | None = None, family: int | None = None
+) -> list[str]:
+    """'Does the dealer's left win more often?' in words, with the chi-square test. With
+    ``adjusted`` (the test's p-value adjusted over a report's ``family`` of tests), the seats
+    are called unequal only if that survives the correction."""
     if sa.height == 0:
         return []
     first = sa.filter(pl.col("position") == 0).row(0, named=True)
@@ -111,30 +161,62 @@ def seat_sentences(sa: pl.DataFrame) -> list[str]:
     )
     if p is None or math.isnan(p):
         return [s]
-    if p < 0.05:
-        best = sa.sort("share", descending=True).row(0, named=True)
+    best = sa.sort("share", descending=True).row(0, named=True)
+    unequal = (
+        f"the {best['label']} seat wins most often, {pct(best['share'])} "
+        f"({interval(best['ci_low'], best['ci_high'], fmt=pct)})"
+    )
+    if adjusted is None:
+        if p < ALPHA:
+            s2 = f"Seats are not equal (chi-square test p = {fmt.pvalue(p)}): {unequal}."
+        else:
+            s2 = (
+                f"No seat has a detectable advantage (chi-square test of equal seats p = "
+                f"{fmt.pvalue(p)}, {first['games']:,} games)."
+            )
+    elif adjusted < ALPHA:
         s2 = (
-            f"Seats are not equal (chi-square test p = {p:.3g}): the {best['label']} seat wins "
-            f"most often, {pct(best['share'])} "
-            f"({interval(best['ci_low'], best['ci_high'], fmt=pct)})."
+            f"Seats are not equal (chi-square test p = {fmt.pvalue(p)}; still below 5% as "
+            f"{_after(adjusted, family)}): {unequal}."
+        )
+    elif p < ALPHA:
+        s2 = (
+            f"The chi-square test of equal seats gives p = {fmt.pvalue(p)}, but that does not "
+            f"survive correction ({_after(adjusted, family)}): no detectable seat advantage "
+            f"after correction ({first['games']:,} games)."
         )
     else:
         s2 = (
-            f"No seat has a detectable advantage (chi-square test of equal seats p = {p:.2f}, "
-            f"{first['games']:,} games)."
+            f"No seat has a detectable advantage (chi-square test of equal seats p = "
+            f"{fmt.pvalue(p)}, {first['games']:,} games)."
         )
     return [s, s2]
 
 
-def skill_sentence(sg: pl.DataFrame) -> str | None:
-    """The strongest policy's share of wins against its fair share, or None with one policy."""
+def skill_sentence(
+    sg: pl.DataFrame, adjusted: dict | None = None, family: int | None = None
+) -> str | None:
+    """The strongest policy's share of wins against its fair share, or None with one policy.
+    ``adjusted``: policy -> its test's p-value adjusted over a report's ``family`` of tests."""
     if sg.height < 2:
         return None
     best = sg.sort("edge", descending=True).row(0, named=True)
     worst = sg.sort("edge").row(0, named=True)
     seats = best["seats_per_game"]
     who = f"{best['policy']} ({num(seats, 0)} seat{'s' if seats > 1.5 else ''})"
-    verdict = "skill matters" if best["p_value"] < 0.05 else "no detectable skill gap"
+    p = best["p_value"]
+    adj = (adjusted or {}).get(best["policy"])
+    if adj is None:
+        verdict = "skill matters" if p < ALPHA else "no detectable skill gap"
+    elif adj < ALPHA:
+        verdict = f"skill matters (binomial p = {fmt.pvalue(p)}; {_after(adj, family)})"
+    elif p < ALPHA:
+        verdict = (
+            f"no detectable skill gap after correction (binomial p = {fmt.pvalue(p)}; "
+            f"{_after(adj, family)})"
+        )
+    else:
+        verdict = "no detectable skill gap"
     return (
         f"Skill gap: {who} wins {pct(best['share'])} of games "
         f"({interval(best['ci_low'], best['ci_high'], fmt=pct)}) where its fair share is "
@@ -143,41 +225,51 @@ def skill_sentence(sg: pl.DataFrame) -> str | None:
     )
 
 
-def compare_sentences(cmp: pl.DataFrame, metrics: list[str] | None = None) -> list[str]:
-    """One sentence per (variant, metric) difference from the baseline."""
-    metrics = metrics or [
-        M.M_ROUNDS,
-        M.M_TURNS,
-        M.M_FIRST_ELIM,
-        M.M_REBUYS,
-        M.M_HAZARD,
-        M.M_DEALER_LEFT,
-        M.M_BONUS,
-    ]
+def compare_sentences(
+    cmp: pl.DataFrame, metrics: list[str] | None = None, family: int | None = None
+) -> list[str]:
+    """One sentence per (variant, metric) difference from the baseline, naming whether the
+    runs were compared game by game (same seeds: paired) or as independent runs. With
+    ``family`` (the size of a report's family of tests whose adjusted p-values are in
+    ``cmp["p_adjusted"]``), a difference whose adjusted p-value is not below 0.05 is worded as
+    not detectable after correction."""
+    metrics = metrics or COMPARE_METRICS
     out = []
     for r in cmp.filter(pl.col("verdict") != "").iter_rows(named=True):
         if r["metric"] not in metrics:
             continue
-        share = r["unit"] == "share"
-        small = max(abs(r["diff_low"] or 0), abs(r["diff_high"] or 0)) < 0.01
-        f = (lambda x: pct(x, 2 if abs(x) < 0.01 else 1)) if share else (lambda x: num(x, 2))
-        d = (
-            (lambda x, small=small: num(100 * x, 2 if small else 1, sign=True) + " points")
-            if share
-            else (lambda x: num(x, 2, sign=True))
-        )
-        lo = d(r["diff_low"]).replace(" points", "")
+        unit = r["unit"]
+        lo, hi = r["diff_low"], r["diff_high"]
+        how = "same seeds, paired" if r.get("paired") else "independent runs"
+        if fmt.is_na(lo) or fmt.is_na(hi):
+            ci = "no interval"
+        elif lo == hi:
+            ci = "the same in every game"
+        else:
+            a, b = fmt.diff(lo, unit), fmt.diff(hi, unit)
+            ci = f"95% CI {a.removesuffix(' pts')}…{b}"
+        ci = f"{ci}, {how}"
+        value = fmt.value(r["value"], unit)
+        d = fmt.diff(r["diff"], unit)
+        head = f"{r['variant']} vs {r['baseline']}"
+        adj = r.get("p_adjusted")
         if r["verdict"] == "no detectable difference":
             out.append(
-                f"{r['variant']} vs {r['baseline']}: no detectable difference in {r['metric']} "
-                f"({f(r['value'])}; difference {d(r['diff'])}, 95% CI {lo}…{d(r['diff_high'])})."
+                f"{head}: no detectable difference in {r['metric']} ({value}; difference {d}, "
+                f"{ci})."
+            )
+        elif r["verdict"] in ("higher", "lower") and family and adj is not None and adj >= ALPHA:
+            out.append(
+                f"{head}: no detectable difference in {r['metric']} after correction — "
+                f"{value}, {d} ({ci}) is {r['verdict']} on its own, but not at 5% "
+                f"({_after(adj, family)})."
+            )
+        elif r["verdict"] in ("higher", "lower"):
+            out.append(
+                f"{head}: {r['metric']} is {r['verdict']} — {value}, a difference of {d} ({ci})."
             )
         else:
-            out.append(
-                f"{r['variant']} vs {r['baseline']}: {r['metric']} is {r['verdict']} — "
-                f"{f(r['value'])}, a difference of {d(r['diff'])} (95% CI {lo}…"
-                f"{d(r['diff_high'])})."
-            )
+            out.append(f"{head}: cannot tell whether {r['metric']} differs ({value}).")
     return out
 
 
@@ -200,9 +292,18 @@ def rebuy_policy_sentences(table: pl.DataFrame, seat: int, rules_id: str) -> lis
         f"{verdict}."
     )
     rn = n["unpaired_width"] / n["paired_width"] if n["paired_width"] else math.nan
+    rw = w["unpaired_width"] / w["paired_width"] if w["paired_width"] else math.nan
+    if math.isnan(rn) or math.isnan(rw):  # e.g. max_rebuys=0: the two runs never differ
+        out.append(
+            f"The two rules gave that seat the same result in all {n['games']:,} games (no"
+            " rebuy decision changed anything), so there is no interval to narrow."
+            if not n["games_that_differ"] and not w["games_that_differ"]
+            else "Too few games differ between the two rules to compare the intervals."
+        )
+        return out
     out.append(
         f"Playing the same seeds twice makes the interval {rn:.1f}× "
-        f"narrower for stakes and {w['unpaired_width'] / w['paired_width']:.1f}× narrower for wins "
+        f"narrower for stakes and {rw:.1f}× narrower for wins "
         f"than comparing two independent runs of {n['games']:,} games."
     )
     return out
@@ -216,6 +317,25 @@ def _verdict(lo, hi, yes="buy back", no="decline") -> str:
     if hi < 0:
         return no
     return "no clear difference either way"
+
+
+def no_rebuy_reason(rules, n_players: int) -> str:
+    """Why a state-level experiment found no rebuy decision to value, from the rules."""
+    if getattr(rules, "max_rebuys", 1) == 0:
+        return (
+            "No rebuy can happen under these rules: max_rebuys=0 ([A30]), so there is nothing "
+            "to value (set max_rebuys to 1 or more)."
+        )
+    if n_players <= 2 and not getattr(rules, "rebuy_with_one_survivor", True):
+        return (
+            "No rebuy can happen with 2 players: when one goes over, only one player is left "
+            "under the limit, so rebuys are off and that player wins ([A31]); seat 3 players or "
+            "more, or set rebuy_with_one_survivor=true."
+        )
+    return (
+        "No player went over the limit with a rebuy left in these games, so there is no "
+        "decision to value; play more games."
+    )
 
 
 def rebuy_state_sentences(tab: pl.DataFrame) -> list[str]:

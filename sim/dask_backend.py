@@ -62,7 +62,7 @@ def _kernel_threads(threads_map: dict, threads: int | None) -> int:
     return threads or threads_map.get(get_worker().address, 1)
 
 
-def _task(job: ChunkJob, k: int, threads_map: dict, threads: int | None):
+def _task(job: ChunkJob, k, threads_map: dict, threads: int | None):
     return play_chunk(job, k, threads=_kernel_threads(threads_map, threads))
 
 
@@ -157,7 +157,7 @@ def _check_workers(client, where: str) -> dict:
 
 def run_dask(
     job: ChunkJob,
-    todo: list[int],
+    todo,
     sink: Sink,
     *,
     scheduler: str | None,
@@ -165,7 +165,8 @@ def run_dask(
     threads: int | None,
     begin=None,
 ) -> dict:
-    """Play the chunks ``todo`` of ``job`` as Dask tasks, handing each result to ``sink``.
+    """Play the pieces ``todo`` of ``job`` (an iterator of :class:`sim.results.Piece`, read
+    lazily) as Dask tasks, handing each result to ``sink``.
 
     ``begin(info)`` is called once the cluster is ready (the run directory records it).
     Returns the backend's description for the manifest and the summary line.
@@ -213,22 +214,26 @@ def run_dask(
         running = as_completed()
         stop = False
 
-        def submit_next() -> None:
-            k = next(pending, None)
-            if k is None:
-                return
+        lost: Counter = Counter()  # chunks whose result a dying worker took with it
+
+        def submit(k, attempt: int = 0) -> None:
             f = client.submit(
                 _task,
                 job,
                 k,
                 threads_map,
                 threads,
-                key=f"loba-chunk-{job.token}-{k}",
+                key=f"loba-chunk-{job.token}-{k.name}" + (f"-again{attempt}" if attempt else ""),
                 pure=False,
                 retries=1,
             )
             live[f.key] = (k, f)
             running.add(f)
+
+        def submit_next() -> None:
+            k = next(pending, None)
+            if k is not None:
+                submit(k)
 
         for _ in range(2 * nthreads):  # bounded: results wait in this process's memory
             submit_next()
@@ -237,7 +242,12 @@ def run_dask(
             for f in running:
                 k, _ = live.pop(f.key)
                 if f.status != "finished":
-                    failed.append((k, f.exception()))
+                    err = f.exception() if f.status == "error" else None
+                    if err is None and lost[k] < 3 and not stop:
+                        lost[k] += 1  # lost with its worker, not failed: play it again
+                        submit(k, lost[k])
+                        continue
+                    failed.append((k, err or RuntimeError(f"its task was {f.status}")))
                     stop = True  # keep what is running, start nothing new
                     continue
                 res = f.result()

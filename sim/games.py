@@ -12,7 +12,7 @@ from .game import GameSpec
 
 DEFAULT_GAME = "loba"
 # name -> module exporting SPEC, relative to this package
-REGISTRY = {"loba": ".loba.spec"}
+REGISTRY = {"loba": ".loba.spec", "moon": ".moon.spec"}
 
 
 class GameError(ValueError):

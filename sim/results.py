@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import io
 import json
 import os
 import platform
+import re
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
+import pyarrow as pa_lib
+import pyarrow.compute as pc_lib
 import pyarrow.parquet as pq
 
 from .game import GameSpec
@@ -135,10 +141,16 @@ class Results:
         """
         man = self.manifest()
         man.update(chunk_size=self.n_games, chunks=1)
-        run = RunDir.create(out_dir, man, overwrite=overwrite)
+        parts = self.parts()
+        run = RunDir.create(out_dir, man, overwrite, need_bytes=sum(map(len, parts.values())))
         try:
-            run.add_part(0, self.parts(), elapsed=self.elapsed)
+            run.add_part(0, parts, elapsed=self.elapsed)
             run.finish()
+        except OSError as e:  # a full or read-only disk: no half-written run is left
+            run.discard()
+            raise RunDirError(
+                f"Could not write the run directory '{run.path}' ({why(e)})."
+            ) from None
         finally:
             run.release()
         return run.path
@@ -147,9 +159,23 @@ class Results:
         lazy = {k: v.lazy() for k, v in self.frames.items()}
         return aggregate(self.spec, lazy, len(self.seat_labels))
 
-    def summary(self) -> dict:
-        """Headline figures of the run (win shares with 95% Wilson intervals)."""
+    def summary_dict(self) -> dict:
+        """Headline figures of the run as a nested dict (win shares with 95% Wilson
+        intervals under ``"seats"``), as ``loba simulate --json`` prints them."""
         return summarize(self.spec, self.aggregates(), self.seat_labels, self.elapsed)
+
+    def summary(self) -> pl.DataFrame:
+        """Headline figures of the run as a tidy polars DataFrame, one row per figure:
+        ``figure, seat, policy, value, ci_low, ci_high, unit`` (each seat's win share with its
+        95% Wilson interval); the nested dict is :meth:`summary_dict`."""
+        from .display import summary_frame
+
+        return summary_frame(self.summary_dict())
+
+    def _repr_html_(self) -> str:
+        from .display import results_html
+
+        return results_html(self)
 
 
 # ---------------------------------------------------------------------------- manifests, parts
@@ -157,6 +183,10 @@ FORMAT = "loba-run/2"  # manifest.json of a run directory whose tables are folde
 PARTIAL = ".partial"  # temporary files; outside the table folders, which readers list whole
 LOCK = ".loba.lock"
 MANIFEST = "manifest.json"
+CHECKSUM = "sha256"  # of each part file's bytes, recorded in the manifest with its size and rows
+MAX_GAMES = 10**12  # the most games one run may have (documented in the README)
+PART_RE = re.compile(r"part-(\d+)(?:-(\d+))?\.parquet")  # what this program names its parts
+COMMIT_RATIO = 20  # commit when the time since the last commit is 20x what a commit costs
 
 
 def base_manifest(spec, rules, seat_labels, seed, first_game, games, record_detail) -> dict:
@@ -178,6 +208,7 @@ def base_manifest(spec, rules, seat_labels, seed, first_game, games, record_deta
         "rounds_recorded": bool(record_detail),
         "versions": _versions(),
         "tables": [t.name for t in spec.tables if record_detail or not t.detail],
+        "checksum": CHECKSUM,
     }
 
 
@@ -229,90 +260,317 @@ def from_ranges(ranges) -> set[int]:
     return done
 
 
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, CHECKSUM).hexdigest()
+
+
+def why(e: BaseException) -> str:
+    """An OSError's reason in a few words (``No space left on device``)."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    text = str(e).strip().splitlines()
+    return (text[0][:160] if text else type(e).__name__).rstrip(".")
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_tmp(tmp_dir: Path, dest: Path, data: bytes) -> Path:
+    """``data`` in a synced temporary file in ``tmp_dir`` (same file system as ``dest``);
+    nothing is left behind if writing fails (a full disk)."""
+    tmp = tmp_dir / f"{dest.parent.name}.{dest.name}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before it is renamed into place (and then listed)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    return tmp
+
+
 def _replace_bytes(tmp_dir: Path, dest: Path, data: bytes) -> None:
     """Write ``dest`` atomically: a temporary file in ``tmp_dir`` (same file system), renamed."""
-    tmp = tmp_dir / f"{dest.parent.name}.{dest.name}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())  # on disk before it is renamed into place (and then listed)
-    os.replace(tmp, dest)
+    tmp = _write_tmp(tmp_dir, dest, data)
+    try:
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(dest.parent)
+
+
+# ---------------------------------------------------------------------------- destinations
+def _nearest_existing(p: Path) -> Path:
+    p = Path(os.path.abspath(p))
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _unwritable(base: Path) -> str | None:
+    """Why ``base`` (an existing folder) cannot be written into, or None."""
+    try:
+        if os.statvfs(base).f_flag & os.ST_RDONLY:
+            return "is on a read-only file system"
+    except OSError:
+        pass
+    if not os.access(base, os.W_OK | os.X_OK):
+        return "is not writable"
+    return None
+
+
+def free_bytes(path: Path) -> int | None:
+    try:
+        st = os.statvfs(_nearest_existing(path))
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def check_out_dir(out, overwrite: bool = False, need_bytes: int = 0, what="Output directory"):
+    """Refuse, in one sentence, an output directory that cannot take a run: a path that is
+    not a directory, a non-empty one (unless ``overwrite``), one that cannot be created or
+    written, or a file system with less than ``need_bytes`` free. Creates nothing."""
+    if str(out).strip() == "":
+        raise RunDirError(f"{what} is empty: give a directory name.")
+    out = Path(out)
+    try:
+        exists = out.exists()
+        if exists and not out.is_dir():
+            raise RunDirError(f"{what} '{out}' exists and is not a directory.")
+        if exists:
+            if any(out.iterdir()) and not overwrite:
+                raise RunDirError(
+                    f"{what} '{out}' is not empty: choose another or pass --overwrite."
+                )
+            base = out
+        else:
+            base = _nearest_existing(out)
+            if not base.is_dir():
+                raise RunDirError(f"{what} '{out}' cannot be created: '{base}' is not a directory.")
+    except OSError as e:
+        raise RunDirError(f"{what} '{out}' cannot be used ({why(e)}).") from None
+    bad = _unwritable(base)
+    if bad:
+        where = "it" if base == out else f"'{base}'"
+        raise RunDirError(f"{what} '{out}' cannot be written: {where} {bad}.")
+    free = free_bytes(base)
+    if need_bytes and free is not None and free < need_bytes:
+        raise RunDirError(
+            f"{what} '{out}' is on a file system with {human_bytes(free)} free; the first"
+            f" chunk needs about {human_bytes(need_bytes)}."
+        )
+
+
+def check_out_file(path, what="Output file", need_bytes: int = 0) -> Path:
+    """Refuse, in one sentence, a file that cannot be written: empty, a directory, under a
+    file, in a folder that cannot be created or written, or on a full file system."""
+    if str(path).strip() == "":
+        raise RunDirError(f"{what} is empty: give a file name.")
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise RunDirError(f"{what} '{p}' is a directory; give a file name.")
+        if p.exists() and not p.is_file():
+            raise RunDirError(f"{what} '{p}' exists and is not a regular file.")
+        base = _nearest_existing(p.parent)
+        if not base.is_dir():
+            raise RunDirError(f"{what} '{p}' cannot be created: '{base}' is not a directory.")
+    except OSError as e:
+        raise RunDirError(f"{what} '{p}' cannot be used ({why(e)}).") from None
+    bad = _unwritable(base)
+    if bad:
+        raise RunDirError(f"{what} '{p}' cannot be written: '{base}' {bad}.")
+    free = free_bytes(base)
+    if free is not None and free < max(need_bytes, 1):
+        raise RunDirError(f"{what} '{p}' cannot be written: its file system is full.")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_output(path, what="Output file"):
+    """Yield a temporary path next to ``path``; on success it is renamed to ``path``, on any
+    failure it is removed (no empty or half-written file is ever left). A write that fails
+    for lack of space or permission becomes one-sentence :class:`RunDirError`."""
+    p = check_out_file(path, what)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise RunDirError(f"{what} '{p}' cannot be created ({why(e)}).") from None
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp{p.suffix}")
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except OSError as e:
+        raise RunDirError(f"Could not write {what.lower()} '{p}' ({why(e)}).") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+# ---------------------------------------------------------------------------- pieces, checks
+class Piece(NamedTuple):
+    """Consecutive games written as one part per table: chunk ``k`` of the run's layout, or
+    (resumed with a smaller ``--chunk-size``) a slice of it, named ``part-00042-00100``."""
+
+    k: int
+    first: int
+    count: int
+    name: str  # the part files' stem
+
+
+class Problem(NamedTuple):
+    """Something wrong in a run directory, as one sentence.
+
+    ``kind``: ``missing``, ``damaged``, ``foreign`` (a listed part holding other games),
+    ``unlisted`` (a part file the manifest does not list), ``stray`` (a file that is no part)
+    or ``layout`` (a table folder that is a file). ``part``: the listed part concerned.
+    """
+
+    kind: str
+    path: Path
+    text: str
+    part: str | None = None
+
+    @property
+    def spoils(self) -> bool:
+        """The listed part cannot be read as it was written."""
+        return self.kind in ("missing", "damaged", "foreign")
 
 
 class RunDir:
     """A run directory being written (or read): ``manifest.json`` plus a folder per table.
 
     ``DIR/games.parquet/part-00042.parquet`` holds the games of chunk 42 (consecutive game
-    indices). Each part is written atomically and then listed in the manifest, also written
-    atomically, so after an interruption every listed part is whole and the run can resume.
+    indices). The manifest is the commit point: a chunk belongs to the run only once the
+    manifest (written atomically) lists its parts, each with its rows, size and SHA-256.
+    Parts are written to ``DIR/.partial`` and synced, then renamed into their folders, then
+    listed; so after an interruption every listed part is whole, and readers (resume,
+    analysis, ``loba verify``) read exactly the listed parts and check them.
     While a process writes, it holds an exclusive lock on ``DIR/.loba.lock``.
     """
 
-    def __init__(self, path: Path, manifest: dict, done: set[int]):
+    def __init__(self, path: Path, manifest: dict, done: set[int], parts: dict | None = None):
         self.path = path
         self.manifest = manifest
         self.spec = manifest_game(manifest)
+        self.parts: dict[str, dict] = parts if parts is not None else {}
         self.done = done
+        self.pending: dict[str, dict] = {}  # written and renamed, not yet listed
+        self.replayed: list[Problem] = []  # listed parts found damaged by resume
+        self.removed: list[Path] = []  # unlisted leftovers resume removed
         self._lock_fd: int | None = None
         self._elapsed0 = float(manifest.get("elapsed_seconds", 0.0))
+        self._last_commit = time.perf_counter()
+        self._commit_cost = 0.0
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def create(cls, out_dir, manifest: dict, overwrite: bool = False) -> RunDir:
-        """Start a new run directory (refuses a non-empty one unless ``overwrite``)."""
+    def create(cls, out_dir, manifest: dict, overwrite: bool = False, need_bytes: int = 0):
+        """Start a new run directory (refuses a non-empty one unless ``overwrite``, and one
+        that cannot be written, in one sentence). Leaves nothing behind if it fails."""
         out = Path(out_dir)
-        if out.exists() and not out.is_dir():
-            raise RunDirError(f"Output path '{out}' exists and is not a directory.")
-        if out.exists() and any(out.iterdir()) and not overwrite:
-            raise RunDirError(
-                f"Output directory '{out}' is not empty: choose another or pass --overwrite."
-            )
-        out.mkdir(parents=True, exist_ok=True)
+        check_out_dir(out, overwrite, need_bytes)
+        made = not out.exists()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise RunDirError(f"Output directory '{out}' cannot be created ({why(e)}).") from None
         run = cls(out, dict(manifest), set())
-        run._lock()
-        # --overwrite: remove the previous run's tables (parts of two runs must never mix)
-        for name in (*_old_tables(out), *manifest["tables"], PARTIAL):
-            p = out / (name if name == PARTIAL else f"{name}.parquet")
-            if p.is_dir():
-                shutil.rmtree(p)
-            elif p.exists():
-                p.unlink()
-        (out / PARTIAL).mkdir()
-        for name in manifest["tables"]:
-            (out / f"{name}.parquet").mkdir()
-        run.manifest.update(
-            complete=False, games_done=0, chunks_done=[], elapsed_seconds=0.0, sessions=[]
-        )
-        run._elapsed0 = 0.0
-        run.write_manifest()
+        try:
+            run._lock()
+            # --overwrite: remove the previous run's tables (parts of two runs must never mix)
+            for name in (*_old_tables(out), *manifest["tables"], PARTIAL):
+                p = out / (name if name == PARTIAL else f"{name}.parquet")
+                if p.is_dir():
+                    shutil.rmtree(p)
+                elif p.exists() or p.is_symlink():
+                    p.unlink()
+            with contextlib.suppress(FileNotFoundError):
+                (out / MANIFEST).unlink()
+            (out / PARTIAL).mkdir()
+            for name in manifest["tables"]:
+                (out / f"{name}.parquet").mkdir()
+            run.manifest.update(
+                complete=False,
+                games_done=0,
+                chunks_done=[],
+                parts={},
+                elapsed_seconds=0.0,
+                sessions=[],
+            )
+            run._elapsed0 = 0.0
+            run.write_manifest()
+        except OSError as e:
+            run.discard(remove_dir=made)
+            raise RunDirError(
+                f"Could not create the run directory '{out}' ({why(e)}); nothing was kept."
+            ) from None
+        except BaseException:
+            run.discard(remove_dir=made)
+            raise
         return run
 
     @classmethod
-    def read(cls, run_dir) -> RunDir:
-        """Open an existing run directory for reading; one-sentence RunDirError otherwise."""
+    def read(cls, run_dir, strict: bool = True) -> RunDir:
+        """Open an existing run directory for reading; one-sentence RunDirError otherwise.
+        ``strict``: also refuse a manifest whose game and chunk counts disagree (resume needs
+        them; a reader needs only the listed parts)."""
         p = Path(run_dir)
-        if not p.exists():
-            raise RunDirError(f"Run directory '{p}' does not exist.")
-        if not p.is_dir():
-            raise RunDirError(f"'{p}' is not a directory.")
-        mp = p / MANIFEST
-        if not mp.is_file():
-            raise RunDirError(f"'{p}' is not a run directory: it has no manifest.json.")
+        if str(run_dir).strip() == "":
+            raise RunDirError("The run directory is empty: give a directory name.")
         try:
+            if not p.exists():
+                raise RunDirError(f"Run directory '{p}' does not exist.")
+            if not p.is_dir():
+                raise RunDirError(f"'{p}' is not a directory.")
+            mp = p / MANIFEST
+            if not mp.is_file():
+                raise RunDirError(f"'{p}' is not a run directory: it has no manifest.json.")
             man = json.loads(mp.read_text())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            raise RunDirError(f"'{mp}' is corrupt: it is not valid JSON.") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise RunDirError(f"'{p / MANIFEST}' is corrupt: it is not valid JSON.") from None
+        except OSError as e:
+            raise RunDirError(f"Run directory '{p}' cannot be read ({why(e)}).") from None
+        mp = p / MANIFEST
         if not isinstance(man, dict) or "format" not in man or "rules_id" not in man:
             raise RunDirError(
                 f"'{p}' was not written by 'loba simulate --out' (its manifest.json has no"
-                " run format); it cannot be resumed."
+                " run format), so it has no listed parts to check or resume."
             )
         if man["format"] != FORMAT:
             raise RunDirError(
-                f"'{p}' has run format '{man['format']}', which this loba does not know."
+                f"'{p}' has run format '{str(man['format'])[:60]}', which this loba does not know."
             )
         need = {
+            "rules_id": str,
             "seats": list,
+            "n_players": int,
             "seed": int,
             "first_game": int,
             "games": int,
@@ -324,22 +582,93 @@ class RunDir:
             "complete": bool,
         }
         for key, typ in need.items():
-            if not isinstance(man.get(key), typ):
+            v = man.get(key)
+            if not isinstance(v, typ) or isinstance(v, bool) and typ is int:
                 raise RunDirError(f"'{mp}' is corrupt: '{key}' is missing or malformed.")
+        if (
+            not all(isinstance(s, str) for s in man["seats"])
+            or len(man["seats"]) != (man["n_players"])
+        ):
+            raise RunDirError(f"'{mp}' is corrupt: 'seats' is missing or malformed.")
+        g, cs = man["games"], man["chunk_size"]
+        if not (1 <= g <= MAX_GAMES and cs >= 1 and man["chunks"] >= 1) or (
+            strict and man["chunks"] != -(-g // cs)
+        ):
+            raise RunDirError(f"'{mp}' is corrupt: its game and chunk counts disagree.")
+        if not 0 <= man["seed"] < 2**63 or not 0 <= man["first_game"] < 2**63 - g:
+            raise RunDirError(f"'{mp}' is corrupt: 'seed' or 'first_game' is out of range.")
+        try:
+            spec = manifest_game(man)
+        except ValueError as e:
+            raise RunDirError(f"'{mp}': {e}") from None
+        names = [t.name for t in spec.tables]
+        tabs = man["tables"]
+        if not all(isinstance(t, str) and t in names for t in tabs) or not {
+            t.name for t in spec.main_tables
+        } <= set(tabs):
+            raise RunDirError(f"'{mp}' is corrupt: 'tables' is missing or malformed.")
         try:
             done = from_ranges(man["chunks_done"])
         except (TypeError, ValueError):
             raise RunDirError(f"'{mp}' is corrupt: 'chunks_done' is malformed.") from None
         if done and (min(done) < 0 or max(done) >= man["chunks"]):
             raise RunDirError(f"'{mp}' is corrupt: 'chunks_done' names chunks the run has not.")
-        return cls(p, man, done)
+        run = cls(p, man, done)
+        if "parts" in man:
+            run.parts = run._checked_parts(man["parts"], mp)
+            run.done = run._covered()
+            if run.done != done:
+                raise RunDirError(f"'{mp}' is corrupt: 'chunks_done' disagrees with 'parts'.")
+        else:  # written before parts had checksums: the listed chunks' parts, unverified
+            run.parts = {
+                run.whole(k).name: {
+                    "first": run.whole(k).first,
+                    "count": run.whole(k).count,
+                    "files": None,
+                }
+                for k in sorted(done)
+            }
+        return run
+
+    def _checked_parts(self, parts, mp: Path) -> dict:
+        """The manifest's ``parts`` after checking their form and that each names the games
+        its name says (one sentence, RunDirError, otherwise)."""
+        bad = RunDirError(f"'{mp}' is corrupt: 'parts' is malformed.")
+        if not isinstance(parts, dict):
+            raise bad
+        out = {}
+        for name, e in parts.items():
+            if not isinstance(e, dict) or not isinstance(e.get("files"), dict):
+                raise bad
+            first, count = e.get("first"), e.get("count")
+            if not (isinstance(first, int) and isinstance(count, int)) or count < 1:
+                raise bad
+            piece = self.piece_of(first, count)
+            if piece is None or piece.name != name:
+                raise bad
+            files = e["files"]
+            if set(files) != set(self.manifest["tables"]):
+                raise bad
+            for f in files.values():
+                if not (
+                    isinstance(f, dict)
+                    and isinstance(f.get("rows"), int)
+                    and isinstance(f.get("bytes"), int)
+                    and isinstance(f.get(CHECKSUM), str)
+                ):
+                    raise bad
+            out[name] = e
+        return out
 
     @classmethod
     def resume(cls, run_dir) -> RunDir:
-        """Open an unfinished run directory to finish it (locks it; checks its parts)."""
+        """Open an unfinished run directory (or a complete one with a damaged part) to finish
+        it: lock it, check every listed part fully (a missing, damaged or foreign one is
+        dropped, to be played again), remove unlisted leftovers of interrupted writes; refuse
+        (one sentence) a file that is no part of the run in a table folder."""
         run = cls.read(run_dir)
         man = run.manifest
-        if man["complete"]:
+        if man["complete"] and not any(p.spoils for p in run.inspect(full=True)):
             raise RunDirError(
                 f"Run '{run.path}' is already complete ({man['games']} games); nothing to resume."
             )
@@ -349,19 +678,60 @@ class RunDir:
                 f"Run '{run.path}' was started with RULES_VERSION {man['rules_version']}, but"
                 f" this loba has {version}; finish it with the version that started it."
             )
+        bad = _unwritable(run.path)
+        if bad:
+            raise RunDirError(f"Run directory '{run.path}' cannot be resumed: it {bad}.")
         run._lock()
-        tmp = run.path / PARTIAL
-        if tmp.exists():
-            shutil.rmtree(tmp)  # leftovers of an interrupted write: never listed, never read
-        tmp.mkdir()
-        for name in man["tables"]:
-            (run.path / f"{name}.parquet").mkdir(exist_ok=True)
-        # a listed part that is missing or unreadable is played again (same seed: same games)
-        run.done = {k for k in run.done if run.part_ok(k)}
+        try:
+            problems = run.inspect(full=True)
+            for p in problems:
+                if p.kind in ("stray", "layout"):
+                    raise RunDirError(
+                        f"{p.text}; move it out of '{run.path}' and resume again."
+                        if p.kind == "stray"
+                        else f"{p.text}; the run cannot be resumed."
+                    )
+            tmp = run.path / PARTIAL
+            if tmp.exists():
+                shutil.rmtree(tmp)  # leftovers of an interrupted write: never listed, never read
+            tmp.mkdir()
+            for name in man["tables"]:
+                (run.path / f"{name}.parquet").mkdir(exist_ok=True)
+            spoiled = {p.part for p in problems if p.spoils}
+            run.replayed = [p for p in problems if p.spoils]
+            for name in spoiled:  # played again (same seed: the same games, the same bytes)
+                del run.parts[name]
+            for p in problems:
+                if p.kind == "unlisted" or p.spoils and p.path.exists():
+                    p.path.unlink(missing_ok=True)
+                    if p.kind == "unlisted":
+                        run.removed.append(p.path)
+            for name, e in run.parts.items():  # parts from before checksums: record them now
+                if e["files"] is None:
+                    e["files"] = {
+                        t: {
+                            "rows": pq.read_metadata(run.part_path(t, name)).num_rows,
+                            "bytes": run.part_path(t, name).stat().st_size,
+                            CHECKSUM: file_digest(run.part_path(t, name)),
+                        }
+                        for t in man["tables"]
+                    }
+            run.done = run._covered()
+            man["complete"] = False  # a complete run with a damaged part: repaired
+            run.write_manifest()
+        except OSError as e:
+            run.release()
+            raise RunDirError(f"Run directory '{run.path}' cannot be resumed ({why(e)}).") from None
+        except BaseException:
+            run.release()
+            raise
         return run
 
     def _lock(self) -> None:
-        fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise RunDirError(f"Run directory '{self.path}' cannot be locked ({why(e)}).") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -379,24 +749,29 @@ class RunDir:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def discard(self) -> None:
+    def discard(self, remove_dir: bool = True) -> None:
         """Remove this run's own files (a run that never got a chunk) and release it."""
         for name in (*self.manifest.get("tables", ()), PARTIAL):
             p = self.path / (name if name == PARTIAL else f"{name}.parquet")
             if p.is_dir():
-                shutil.rmtree(p)
+                shutil.rmtree(p, ignore_errors=True)
         with contextlib.suppress(OSError):
             (self.path / MANIFEST).unlink()
         with contextlib.suppress(OSError):
             (self.path / LOCK).unlink()
         self.release()
-        with contextlib.suppress(OSError):
-            self.path.rmdir()  # only if nothing else is in it
+        if remove_dir:
+            with contextlib.suppress(OSError):
+                self.path.rmdir()  # only if nothing else is in it
 
-    # ------------------------------------------------------------------ chunks
+    # ------------------------------------------------------------------ chunks and pieces
     @property
     def n_chunks(self) -> int:
         return self.manifest["chunks"]
+
+    @property
+    def chunk_size(self) -> int:
+        return self.manifest["chunk_size"]
 
     def chunk_games(self, k: int) -> tuple[int, int]:
         """(first game index, number of games) of chunk ``k``."""
@@ -404,40 +779,292 @@ class RunDir:
         a = k * m["chunk_size"]
         return m["first_game"] + a, min(m["chunk_size"], m["games"] - a)
 
-    def todo(self) -> list[int]:
-        return [k for k in range(self.n_chunks) if k not in self.done]
+    def whole(self, k: int) -> Piece:
+        first, count = self.chunk_games(k)
+        return Piece(k, first, count, part_name(k, self.n_chunks)[: -len(".parquet")])
+
+    def piece_of(self, first: int, count: int) -> Piece | None:
+        """The piece of games ``first .. first+count-1`` (None: not inside one chunk)."""
+        m = self.manifest
+        off = first - m["first_game"]
+        if off < 0 or count < 1:
+            return None
+        k, r = divmod(off, m["chunk_size"])
+        if k >= self.n_chunks:
+            return None
+        w = self.whole(k)
+        if r + count > w.count:
+            return None
+        if r == 0 and count == w.count:
+            return w
+        width = max(5, len(str(m["chunk_size"] - 1)))
+        return Piece(k, first, count, f"{w.name}-{r:0{width}d}")
+
+    def _covered(self) -> set[int]:
+        """Chunks whose every game is in a listed part."""
+        count: dict[int, int] = {}
+        for e in self.parts.values():
+            k = (e["first"] - self.manifest["first_game"]) // self.chunk_size
+            count[k] = count.get(k, 0) + e["count"]
+        return {k for k, n in count.items() if n == self.chunk_games(k)[1]}
+
+    def pieces(self, size: int | None = None) -> Iterator[Piece]:
+        """The games not yet listed, in order, as pieces of at most ``size`` games (default and
+        at most: the run's chunk size). Lazy: nothing is built for chunks not reached."""
+        size = min(size or self.chunk_size, self.chunk_size)
+        listed: dict[int, list[tuple[int, int]]] = {}
+        for e in self.parts.values():
+            k = (e["first"] - self.manifest["first_game"]) // self.chunk_size
+            if k not in self.done:
+                listed.setdefault(k, []).append((e["first"], e["count"]))
+        done = set(self.done)
+        for k in range(self.n_chunks):
+            if k in done:
+                continue
+            a, n = self.chunk_games(k)
+            gaps, at = [], a
+            for first, count in sorted(listed.get(k, [])):
+                if first > at:
+                    gaps.append((at, first))
+                at = max(at, first + count)
+            if at < a + n:
+                gaps.append((at, a + n))
+            for g0, g1 in gaps:
+                for s in range(g0, g1, size):
+                    yield self.piece_of(s, min(size, g1 - s))
 
     def games_done(self) -> int:
-        return sum(self.chunk_games(k)[1] for k in self.done)
+        return sum(e["count"] for e in self.parts.values())
 
-    def part_path(self, table: str, k: int) -> Path:
-        return self.path / f"{table}.parquet" / part_name(k, self.n_chunks)
+    def part_path(self, table: str, k) -> Path:
+        """The file of ``table``'s part ``k`` (a chunk number or a part name)."""
+        name = part_name(k, self.n_chunks) if isinstance(k, int) else f"{k}.parquet"
+        return self.path / f"{table}.parquet" / name
 
-    def part_ok(self, k: int) -> bool:
-        """Every table's part of chunk ``k`` exists, is readable Parquet and has its rows."""
-        count = self.chunk_games(k)[1]
-        per = {"game": count, "seat": count * self.manifest["n_players"], "detail": None}
-        rows = {t.name: per[t.level] for t in self.spec.tables}
-        for t in self.manifest["tables"]:
+    # ------------------------------------------------------------------ checking
+    def _expected_rows(self, table: str, count: int) -> int | None:
+        level = self.spec.table[table].level
+        if level == "game":
+            return count
+        if level == "seat":
+            return count * self.manifest["n_players"]
+        return None
+
+    def check_part(self, name: str, table: str, full: bool) -> Problem | None:
+        """The problem with one listed part file, or None. Always: it exists with the listed
+        size and checksum; ``full``: also readable Parquet with the listed rows, the table's
+        columns and exactly the listed games of this run's seed."""
+        e = self.parts[name]
+        f = (e["files"] or {}).get(table)
+        path = self.part_path(table, name)
+        rel = f"'{path}'"
+        a, b = e["first"], e["first"] + e["count"] - 1
+        games = f"games {a} to {b}"
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return Problem("missing", path, f"{rel} is missing ({games})", name)
+        except OSError as err:
+            return Problem("damaged", path, f"{rel} cannot be read ({why(err)})", name)
+        try:
+            if f is not None:
+                if size != f["bytes"]:
+                    return Problem(
+                        "damaged",
+                        path,
+                        f"{rel} is damaged: it has {size} bytes, the manifest says {f['bytes']}"
+                        f" ({games})",
+                        name,
+                    )
+                if file_digest(path) != f[CHECKSUM]:
+                    return Problem(
+                        "damaged",
+                        path,
+                        f"{rel} is damaged: its {CHECKSUM} does not match the manifest ({games})",
+                        name,
+                    )
+            if not full and f is not None:
+                return None
             try:
-                md = pq.read_metadata(self.part_path(t, k))
+                pf = pq.ParquetFile(path)
+                rows = pf.metadata.num_rows
+                cols = set(pf.schema_arrow.names)
             except Exception:
-                return False
-            if rows.get(t) is not None and md.num_rows != rows[t]:
-                return False
-        return True
+                return Problem(
+                    "damaged", path, f"{rel} is damaged: it is not readable Parquet ({games})", name
+                )
+            want = f["rows"] if f is not None else self._expected_rows(table, e["count"])
+            if want is not None and rows != want:
+                return Problem(
+                    "damaged",
+                    path,
+                    f"{rel} is damaged: it has {rows} rows, not {want} ({games})",
+                    name,
+                )
+            need = set(self.spec.table[table].names)
+            if not need <= cols:
+                return Problem(
+                    "foreign", path, f"{rel} is not a {self.spec.title} {table} table", name
+                )
+            if not full:
+                return None
+            read = ["game", "seed"] if "seed" in cols else ["game"]
+            t = pf.read(columns=read)
+        except OSError as err:
+            return Problem("damaged", path, f"{rel} cannot be read ({why(err)})", name)
+        except Exception:
+            return Problem(
+                "damaged", path, f"{rel} is damaged: it is not readable Parquet ({games})", name
+            )
+        g = t.column("game")
+        if rows:
+            lo, hi = pc_lib.min(g).as_py(), pc_lib.max(g).as_py()
+            seeds = set(pc_lib.unique(t.column("seed")).to_pylist()) if "seed" in read else set()
+            seed = self.manifest["seed"]
+            if lo != a or hi != b or seeds - {seed}:
+                other = f", seed {min(seeds - {seed})}" if seeds - {seed} else ""
+                return Problem(
+                    "foreign",
+                    path,
+                    f"{rel} holds games {lo} to {hi}{other}, not {games} of this run (seed {seed})",
+                    name,
+                )
+        return None
 
-    def add_part(self, k: int, parts: dict[str, bytes], elapsed: float) -> None:
-        """Write chunk ``k``'s parts atomically, then list it in the manifest.
+    def inspect(self, full: bool = False) -> list[Problem]:
+        """Every problem of the run directory's parts (empty: every listed part is whole).
+
+        Listed parts are checked by :meth:`check_part`; files in the table folders that the
+        manifest does not list are ``unlisted`` (named like a part) or ``stray``."""
+        problems: list[Problem] = []
+        listed: dict[str, set[str]] = {}
+        for t in self.manifest["tables"]:
+            folder = self.path / f"{t}.parquet"
+            if folder.exists() and not folder.is_dir():
+                problems.append(
+                    Problem(
+                        "layout",
+                        folder,
+                        f"'{folder}' is a file, not the folder of parts this run writes",
+                    )
+                )
+                for name, e in self.parts.items():
+                    problems.append(
+                        Problem(
+                            "missing",
+                            self.part_path(t, name),
+                            f"'{self.part_path(t, name)}' is missing (games {e['first']} to"
+                            f" {e['first'] + e['count'] - 1})",
+                            name,
+                        )
+                    )
+                continue
+            listed[t] = {f"{name}.parquet" for name in self.parts}
+            for name in self.parts:
+                p = self.check_part(name, t, full)
+                if p is not None:
+                    problems.append(p)
+        for t, names in listed.items():
+            folder = self.path / f"{t}.parquet"
+            try:
+                entries = sorted(os.listdir(folder)) if folder.is_dir() else []
+            except OSError as err:
+                problems.append(
+                    Problem("layout", folder, f"'{folder}' cannot be read ({why(err)})")
+                )
+                continue
+            for fn in entries:
+                if fn in names:
+                    continue
+                path = folder / fn
+                if PART_RE.fullmatch(fn) and path.is_file():
+                    state = (
+                        "left by an interrupted write"
+                        if not self.manifest["complete"]
+                        else "not written by this run"
+                    )
+                    problems.append(
+                        Problem(
+                            "unlisted", path, f"'{path}' is not listed in the manifest ({state})"
+                        )
+                    )
+                else:
+                    problems.append(Problem("stray", path, f"'{path}' is not a part of this run"))
+        return problems
+
+    # ------------------------------------------------------------------ writing
+    def write_piece(self, piece: Piece, parts: dict[str, bytes]) -> None:
+        """Write one piece's parts (synced temporary files, then renamed into place); they
+        belong to the run once :meth:`commit` lists them. On failure nothing of it stays."""
+        tmp = self.path / PARTIAL
+        staged: list[tuple[Path, Path]] = []
+        moved: list[Path] = []
+        files = {}
+        try:
+            for t in self.manifest["tables"]:
+                data = parts[t]
+                dest = self.part_path(t, piece.name)
+                staged.append((_write_tmp(tmp, dest, data), dest))
+                rows = pq.read_metadata(pa_lib.BufferReader(data)).num_rows
+                files[t] = {"rows": rows, "bytes": len(data), CHECKSUM: digest(data)}
+            for src, dest in staged:
+                os.replace(src, dest)
+                moved.append(dest)
+        except BaseException:
+            for src, _ in staged:
+                with contextlib.suppress(OSError):
+                    src.unlink()
+            for dest in moved:
+                with contextlib.suppress(OSError):
+                    dest.unlink()
+            raise
+        self.pending[piece.name] = {"first": piece.first, "count": piece.count, "files": files}
+
+    def commit(self, elapsed: float | None = None) -> None:
+        """List the pieces written since the last commit in the manifest (atomically)."""
+        if elapsed is not None:
+            self.manifest["elapsed_seconds"] = round(self._elapsed0 + elapsed, 6)
+        if not self.pending:
+            return
+        t = time.perf_counter()
+        for t_name in self.manifest["tables"]:
+            _fsync_dir(self.path / f"{t_name}.parquet")  # the renames are on disk first
+        new = dict(self.pending)
+        self.parts.update(new)
+        before = self.done
+        self.done = self._covered()
+        try:
+            self.write_manifest()
+        except BaseException:
+            for name in new:
+                del self.parts[name]
+            self.done = before
+            raise
+        self.pending.clear()
+        self._last_commit = time.perf_counter()
+        self._commit_cost = self._last_commit - t
+
+    def maybe_commit(self, elapsed: float) -> None:
+        """Commit now unless the manifest is so large that committing after every piece would
+        cost more than 1/COMMIT_RATIO of the time (then pieces are listed in batches)."""
+        if time.perf_counter() - self._last_commit >= COMMIT_RATIO * self._commit_cost:
+            self.commit(elapsed)
+
+    def drop_pending(self) -> None:
+        """Remove pieces written but never listed (a run that stops on a full disk)."""
+        for name in list(self.pending):
+            for t in self.manifest["tables"]:
+                with contextlib.suppress(OSError):
+                    self.part_path(t, name).unlink()
+            del self.pending[name]
+
+    def add_part(self, k, parts: dict[str, bytes], elapsed: float) -> None:
+        """Write chunk ``k``'s (or a :class:`Piece`'s) parts, then list them in the manifest.
 
         ``elapsed``: seconds this session has spent so far (added to earlier sessions').
         """
-        tmp = self.path / PARTIAL
-        for t in self.manifest["tables"]:
-            _replace_bytes(tmp, self.part_path(t, k), parts[t])
-        self.done.add(k)
-        self.manifest["elapsed_seconds"] = round(self._elapsed0 + elapsed, 6)
-        self.write_manifest()
+        self.write_piece(k if isinstance(k, Piece) else self.whole(k), parts)
+        self.commit(elapsed)
 
     def begin_session(self, info: dict) -> None:
         """Record who works on the run now (backend, threads/workers, start time)."""
@@ -452,18 +1079,21 @@ class RunDir:
     def write_manifest(self) -> None:
         m = self.manifest
         m["chunks_done"] = to_ranges(self.done)
-        m["games_done"] = self.games_done() if "chunk_size" in m else 0
+        m["games_done"] = self.games_done()
+        m["parts"] = self.parts
+        m["checksum"] = CHECKSUM
         sess = getattr(self, "_session", None)
         if sess is not None:
             sess["elapsed_seconds"] = round(m.get("elapsed_seconds", 0.0) - self._elapsed0, 6)
-        data = (json.dumps(m, indent=2) + "\n").encode()
+        data = (json.dumps(m, indent=1) + "\n").encode()
         tmp = self.path / PARTIAL
         tmp.mkdir(exist_ok=True)
         _replace_bytes(tmp, self.path / MANIFEST, data)
 
     def finish(self) -> bool:
-        """Mark the run complete if every chunk is on disk; returns whether it is."""
-        complete = not self.todo()
+        """Mark the run complete if every chunk is listed; returns whether it is."""
+        self.commit()
+        complete = len(self.done) == self.n_chunks
         self.manifest["complete"] = complete
         self.write_manifest()
         if complete:
@@ -471,13 +1101,23 @@ class RunDir:
         return complete
 
     # ------------------------------------------------------------------ reading
+    def files(self, table: str) -> list[Path]:
+        """The listed part files of ``table``, in game order."""
+        return [self.part_path(table, n) for n in sorted(self.parts, key=self._order)]
+
+    def _order(self, name: str):
+        return self.parts[name]["first"]
+
     def scan(self, table: str) -> pl.LazyFrame:
-        """A table of the run, read lazily from its parts."""
-        return pl.scan_parquet(self.path / f"{table}.parquet" / "*.parquet")
+        """A table of the run, read lazily from its listed parts."""
+        files = self.files(table)
+        if not files:
+            return pl.DataFrame(schema=self.spec.table[table].schema()).lazy()
+        return pl.scan_parquet(files)
 
     def aggregates(self) -> dict:
         n = self.manifest["n_players"]
-        if not self.done:
+        if not self.parts:
             return aggregate(self.spec, None, n)
         return aggregate(self.spec, {t.name: self.scan(t.name) for t in self.spec.main_tables}, n)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import tempfile
 import threading
 import time
@@ -38,13 +39,18 @@ from .game import GameSpec
 from .games import get_game
 from .policies import Seat, SeatError, parse_seats
 from .results import (
+    MAX_GAMES,
+    Piece,
     Results,
     RunDir,
     RunDirError,
     add_aggregates,
     aggregate,
     base_manifest,
+    human_bytes,
+    part_name,
     summarize,
+    why,
 )
 from .rules import RuleSet
 
@@ -120,11 +126,82 @@ def check_run(rules, seats, games, seed, game=None) -> tuple[GameSpec, RuleSet, 
         if s.game != spec.name:
             raise SeatError(f"Seat '{s.label}' plays {s.game}, not {spec.title}.")
     rules.check_players(len(seat_list))
-    if isinstance(games, bool) or not isinstance(games, int | np.integer) or games < 1:
-        raise ValueError(f"The number of games must be a whole number of at least 1, not {games}.")
+    if (
+        isinstance(games, bool)
+        or not isinstance(games, int | np.integer)
+        or not 1 <= games <= MAX_GAMES
+    ):
+        raise ValueError(
+            f"The number of games must be a whole number of at least 1 and at most 10^12,"
+            f" not {games}."
+        )
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
         raise ValueError(f"The seed must be a whole number from 0 to 2^63-1, not {seed}.")
     return spec, rules, seat_list
+
+
+def memory_budget() -> int:
+    """Bytes one chunk's record arrays may take: ``LOBA_MEMORY_BUDGET`` (bytes, or with a
+    K/M/G suffix), else half this machine's memory."""
+    env = os.environ.get("LOBA_MEMORY_BUDGET", "").strip()
+    if env:
+        units = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?", env, re.IGNORECASE)
+        if not m or float(m.group(1)) <= 0:
+            raise ValueError(
+                f"LOBA_MEMORY_BUDGET must be a size such as 4G or 500M, not '{env[:40]}'."
+            )
+        return int(float(m.group(1)) * units[m.group(2).upper()])
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 8 * 2**30
+    return total // 2
+
+
+def game_bytes(spec: GameSpec, detail_rows: int) -> int:
+    """Memory one game takes while its chunk is played and turned into tables: the record
+    arrays (:meth:`GameSpec.empty_outputs`), plus as much again for the main tables' frames."""
+    total = 0
+    for t in spec.tables:
+        if t.detail and not detail_rows:
+            continue
+        shape = t.empty_array(1, spec.max_seats, 1).shape
+        item = 4 if t.detail else 8
+        n = int(np.prod(shape[1:])) * (detail_rows if t.detail else 1)
+        total += n * item * (1 if t.detail else 2)
+    return total
+
+
+def check_chunk_memory(spec, rules, chunk: int, record_detail: bool, resume: bool = False):
+    """Refuse, in one sentence naming a chunk size that fits, a chunk whose arrays would take
+    more than :func:`memory_budget`."""
+    rows = spec.detail_cap(rules) if record_detail else 0
+    per = game_bytes(spec, rows)
+    budget = memory_budget()
+    need = per * chunk
+    if need <= budget:
+        return
+    fit = budget // per
+    what = f"with --rounds (max_rounds_per_game={rows}) " if record_detail else ""
+    flag = "resume with --chunk-size" if resume else "use --chunk-size"
+    cure = (
+        f"{flag} {fit} or less"
+        if fit >= 1
+        else "one game alone needs more: lower max_rounds_per_game or leave out --rounds"
+    )
+    raise ValueError(
+        f"A chunk of {chunk:,} games {what}needs about {human_bytes(need)} of memory, more than"
+        f" the budget of {human_bytes(budget)} (half this machine's memory, or"
+        f" LOBA_MEMORY_BUDGET); {cure}."
+    )
+
+
+def first_chunk_bytes(spec, chunk: int, n_players: int, record_detail: bool) -> int:
+    """A low estimate of the disk space the first chunk's parts take (to refuse a full disk
+    up front): about 8 bytes a game and 8 a seat, 32 a seat with the detail table."""
+    per = 8 + 8 * n_players + (32 * n_players if record_detail else 0)
+    return 64 * 1024 + per * chunk
 
 
 def run_chunk(spec: GameSpec, R, n_players, seed, start, count, tables, detail_rows: int):
@@ -173,7 +250,17 @@ def simulate(
     R = rules.to_array()
     tables = spec.fn_tables(seat_list)
     rr = spec.detail_cap(rules) if record_rounds else 0
-    chunk = chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK)
+    _check_backend("local", None, None, chunk_size, threads)
+    chunk = min(chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK), games)
+    check_chunk_memory(spec, rules, chunk, bool(record_rounds))
+    need, budget = games * game_bytes(spec, 0), memory_budget()
+    if need > budget:  # every table is kept in memory here
+        raise ValueError(
+            f"{games:,} games held in memory need about {human_bytes(need)}, more than the"
+            f" budget of {human_bytes(budget)} (half this machine's memory, or"
+            " LOBA_MEMORY_BUDGET); play fewer, or stream them to disk with"
+            " 'loba simulate --out DIR'."
+        )
     parts = []
     run_chunk(spec, R, n, seed, start, 1, tables, rr)  # load (or compile) before timing
     t0 = time.perf_counter()
@@ -245,10 +332,19 @@ class ChunkJob:
         a = k * self.chunk_size
         return self.first_game + a, min(self.chunk_size, self.games - a)
 
+    def piece(self, k: int) -> Piece:
+        """Chunk ``k`` as a whole piece."""
+        first, count = self.chunk_games(k)
+        return Piece(k, first, count, part_name(k, self.n_chunks)[: -len(".parquet")])
+
+    def pieces(self):
+        """Every chunk, lazily (a run of 10^12 games builds no list)."""
+        return (self.piece(k) for k in range(self.n_chunks))
+
 
 @dataclass
 class ChunkResult:
-    k: int
+    k: Piece  # the games played (chunk k, or a slice of it on a resume with a smaller chunk)
     parts: dict | None  # table -> Parquet bytes
     agg: dict  # summary totals of the chunk
     seconds: float  # kernel time
@@ -293,15 +389,17 @@ def _maybe_fail(job: ChunkJob, k: int) -> None:
     raise RuntimeError(f"injected failure (LOBA_FAIL_CHUNK={job.fail})")
 
 
-def play_chunk(job: ChunkJob, k: int, threads: int | None = None) -> ChunkResult:
-    """Play chunk ``k`` of ``job`` in this process: its Parquet parts and summary totals.
+def play_chunk(job: ChunkJob, k, threads: int | None = None) -> ChunkResult:
+    """Play chunk ``k`` of ``job`` (a chunk number or a :class:`Piece`) in this process: its
+    Parquet parts and summary totals.
 
     The same function runs in the local backend and in Dask workers, so both give the same
     bytes. ``threads``: kernel threads (None: leave as set).
     """
-    _maybe_fail(job, k)
+    piece = k if isinstance(k, Piece) else job.piece(k)
+    _maybe_fail(job, piece.k)
     spec, rules, seats, R, tables = _setup(job.rules_id, job.seat_specs)
-    start, count = job.chunk_games(k)
+    start, count = piece.first, piece.count
     rr = spec.detail_cap(rules) if job.record_rounds else 0
     with _KERNEL_LOCK:
         if threads:
@@ -321,13 +419,19 @@ def play_chunk(job: ChunkJob, k: int, threads: int | None = None) -> ChunkResult
         detail=job.record_rounds,
     )
     del outs
-    return ChunkResult(k, res.parts() if job.encode else None, res.aggregates(), t)
+    return ChunkResult(piece, res.parts() if job.encode else None, res.aggregates(), t)
 
 
-def chunk_failed(job: ChunkJob, k: int, exc: BaseException, run: RunDir | None) -> ChunkError:
-    """The one sentence for a chunk that failed twice."""
-    start, count = job.chunk_games(k)
-    why = f"{type(exc).__name__}: {exc}".strip().rstrip(".").replace("\n", " ")
+def chunk_failed(job: ChunkJob, k, exc: BaseException, run: RunDir | None) -> ChunkError:
+    """The one sentence for a chunk (a number or a :class:`Piece`) that failed twice."""
+    piece = k if isinstance(k, Piece) else job.piece(k)
+    start, count = piece.first, piece.count
+    if run is not None:  # list what was written before saying what is kept
+        try:
+            run.commit()
+        except OSError:
+            run.drop_pending()
+    reason = f"{type(exc).__name__}: {exc}".strip().rstrip(".").replace("\n", " ")
     where = (
         f"; the {len(run.done)} finished chunks are kept in '{run.path}' and"
         f" 'loba simulate --resume {run.path}' finishes the run"
@@ -335,8 +439,20 @@ def chunk_failed(job: ChunkJob, k: int, exc: BaseException, run: RunDir | None) 
         else ""
     )
     return ChunkError(
-        f"Chunk {k} (games {start} to {start + count - 1}) failed twice ({why}); the run"
-        f" stopped{where}."
+        f"Chunk {piece.k} (games {start} to {start + count - 1}) failed twice ({reason}); the"
+        f" run stopped{where}."
+    )
+
+
+def write_failed(run: RunDir, piece: Piece | None, exc: BaseException) -> ChunkError:
+    """The one sentence for a run directory that could not be written (a full disk, a
+    read-only file system): what is kept and the command that finishes the run."""
+    what = f"chunk {piece.k}" if piece is not None else "the manifest"
+    p = run.path
+    return ChunkError(
+        f"Could not write {what} to '{p}' ({why(exc)}); the run stopped, the"
+        f" {len(run.done)} finished chunks ({run.games_done()} games) are kept and"
+        f" 'loba simulate --resume {p}' finishes the run once there is room."
     )
 
 
@@ -354,6 +470,16 @@ class Sink:
         """The kernel is loaded everywhere: timing starts."""
         self.t0 = time.perf_counter()
 
+    def stop(self, piece: Piece | None, e: OSError) -> ChunkError:
+        """The run directory cannot be written: keep what is listed (listing what was written
+        if that still works), remove what is not, and say how to finish."""
+        run = self.run
+        try:
+            run.commit(self.elapsed)
+        except OSError:
+            run.drop_pending()
+        return write_failed(run, piece, e)
+
     @property
     def elapsed(self) -> float:
         return 0.0 if self.t0 is None else time.perf_counter() - self.t0
@@ -361,16 +487,12 @@ class Sink:
     def put(self, res: ChunkResult) -> None:
         if self.run is not None:
             try:
-                self.run.add_part(res.k, res.parts, elapsed=self.elapsed)
+                self.run.write_piece(res.k, res.parts)
+                self.run.maybe_commit(self.elapsed)
             except OSError as e:
-                p = self.run.path
-                raise ChunkError(
-                    f"Could not write chunk {res.k} to '{p}' ({e.strerror or e}); the"
-                    f" {len(self.run.done)} finished chunks are kept and"
-                    f" 'loba simulate --resume {p}' finishes the run."
-                ) from e
+                raise self.stop(res.k, e) from e
         self.agg = add_aggregates(self.agg, res.agg)
-        n = self.job.chunk_games(res.k)[1]
+        n = res.k.count
         self.games += n
         self.done += n
         if self.progress is not None:
@@ -408,6 +530,8 @@ class RunReport:
     path: Path | None = None
     complete: bool = True
     game: str = "loba"
+    replayed: list = dataclasses.field(default_factory=list)  # damaged parts played again
+    removed: list = dataclasses.field(default_factory=list)  # unlisted leftovers removed
 
     @property
     def games_per_second(self) -> float:
@@ -488,7 +612,8 @@ def stream_run(
     """
     spec, rules, seat_list = check_run(rules, seats, games, seed, game)
     _check_backend(backend, scheduler, workers, chunk_size, threads)
-    chunk = chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK)
+    chunk = min(chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK), int(games))
+    check_chunk_memory(spec, rules, chunk, bool(record_rounds and out_dir is not None))
     labels = [s.label for s in seat_list]
     job = ChunkJob(
         rules_id=rules.id,
@@ -507,11 +632,12 @@ def stream_run(
     if out_dir is not None:
         man = base_manifest(spec, rules, labels, seed, 0, games, job.record_rounds)
         man.update(seat_specs=list(job.seat_specs), chunk_size=job.chunk_size, chunks=job.n_chunks)
-        run = RunDir.create(out_dir, man, overwrite=overwrite)
+        need = first_chunk_bytes(spec, chunk, len(labels), job.record_rounds)
+        run = RunDir.create(out_dir, man, overwrite=overwrite, need_bytes=need)
     return _finish(
         job,
         run,
-        list(range(job.n_chunks)),
+        run.pieces() if run is not None else job.pieces(),
         0,
         progress,
         backend,
@@ -533,11 +659,21 @@ def _finish(
         except ValueError:
             # refused before any game was kept (e.g. an unreachable --scheduler): leave no
             # half-made run directory behind to block the corrected command
-            if fresh and run is not None and not run.done:
+            if fresh and run is not None and not run.parts and not run.pending:
                 run.discard()
             raise
+        except BaseException:
+            if run is not None:  # Ctrl-C, a failed chunk: list every piece already written
+                try:
+                    run.commit()
+                except OSError:
+                    run.drop_pending()
+            raise
         if run is not None:
-            complete = run.finish()
+            try:
+                complete = run.finish()
+            except OSError as e:
+                raise sink.stop(None, e) from e
             summary = run.summary()
         else:
             complete = True
@@ -559,12 +695,15 @@ def _finish(
         path=run.path if run is not None else None,
         complete=complete,
         game=job.spec.name,
+        replayed=[p.text for p in run.replayed] if run is not None else [],
+        removed=list(run.removed) if run is not None else [],
     )
 
 
 def resume_run(
     run_dir,
     *,
+    chunk_size: int | None = None,
     threads: int | None = None,
     backend: str = "local",
     scheduler: str | None = None,
@@ -576,9 +715,17 @@ def resume_run(
     Rules, seats, seed, games and chunk size come from its manifest, so the finished tables are
     the ones an uninterrupted run writes; a listed part that is missing or unreadable is played
     again. Refuses (one sentence, :class:`RunDirError`) a missing, foreign, corrupt or complete
-    directory, and one that another process is writing.
+    directory, and one that another process is writing. ``chunk_size``: play the missing
+    games in parts of at most this many (never changes a row: game i is game i; only parts
+    smaller than the run's chunks are made, e.g. when a chunk does not fit in memory).
     """
-    _check_backend(backend, scheduler, workers, None, threads)
+    _check_backend(backend, scheduler, workers, chunk_size, threads)
+    pre = RunDir.read(run_dir)
+    size = min(chunk_size or pre.chunk_size, pre.chunk_size)
+    rules = resolve_rules(pre.manifest["rules_id"], pre.spec.name)
+    check_chunk_memory(
+        pre.spec, rules, size, bool(pre.manifest.get("rounds_recorded")), resume=True
+    )
     run = RunDir.resume(run_dir)
     try:
         m = run.manifest
@@ -604,5 +751,13 @@ def resume_run(
         run.release()
         raise
     return _finish(
-        job, run, run.todo(), run.games_done(), progress, backend, scheduler, workers, threads
+        job,
+        run,
+        run.pieces(size),
+        run.games_done(),
+        progress,
+        backend,
+        scheduler,
+        workers,
+        threads,
     )

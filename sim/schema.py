@@ -62,6 +62,25 @@ class Column:
         return self.source is None
 
 
+def game_keys(players: str = "players at the table") -> tuple[Column, ...]:
+    """The columns every ``games`` table starts with (the boundary fills them)."""
+    return (
+        Column("game", "int64", "game index within the run", source="game"),
+        Column("seed", "int64", "the run's seed", source="seed"),
+        Column("rules_id", "cat", "canonical rules id", source="rules_id"),
+        Column("n_players", "int8", players, source="n_players"),
+    )
+
+
+def seat_keys() -> tuple[Column, ...]:
+    """The columns every ``seats`` table starts with (the boundary fills them)."""
+    return (
+        Column("game", "int64", "game index", source="game"),
+        Column("seat", "int8", "seat 0..n-1", source="seat"),
+        Column("policy", "cat", "the seat string", source="policy"),
+    )
+
+
 @dataclass(frozen=True)
 class Table:
     """A table of a game's results: its name, what a row is, its columns.

@@ -10,7 +10,7 @@ import numpy as np
 
 from sim.loba import moves
 from sim.loba.cards import parse_cards
-from sim.loba.layout import MELD, PH, G, M, S
+from sim.loba.layout import EV, MELD, PH, E, G, M, S
 from sim.loba.play import Game
 from sim.rules import make_rules
 
@@ -52,14 +52,16 @@ def table(
     dealer=0,
     current=None,
     seed=0,
+    trace=False,
 ) -> Game:
     """A game in the middle of round 1 with exactly the given cards in play.
 
     ``pile`` bottom..top; ``stock`` top first; ``melds`` a list of card lists (owner 0);
     ``melded``/``placed``: seats that have put down a meld / any card this round.
+    ``trace=True`` records the kernel's events from here on (read them with :func:`events`).
     """
     rules = rules or make_rules()
-    g = Game(rules, seats, seed=seed, first_dealer=dealer)
+    g = Game(rules, seats, seed=seed, first_dealer=dealer, trace=trace)
     st = g.st
     st.g[G.ROUND] = 1
     st.g[G.PHASE] = PH.TURN
@@ -90,3 +92,34 @@ def table(
     for q, v in enumerate(rebuys or []):
         st.s[q, S.REBUYS] = v
     return g
+
+
+# the fields of the kernel's event rows (sim.loba.layout, "event trace"), by event type
+_EVENT_FIELDS = {
+    E.DRAW: ("source", "card"),  # source: DRAW.STOCK | DRAW.DISCARD
+    E.MELD: ("meld", "kind", "key"),
+    E.LAYOFF: ("meld", "card", "position", "joker_to"),
+    E.DISCARD: (None, "card"),
+    E.OUT: ("one_turn",),
+    E.OVER: ("score",),
+    E.REBUY: ("score", "pot", "rebuys"),
+    E.ELIM: ("score",),
+}
+
+
+def events(g: Game, *types: str) -> list[dict]:
+    """The kernel's recorded events of ``g`` (a game made with ``trace=True``), read straight
+    from the event rows (``sim.loba.trace.decode`` needs every meld's creation, which a
+    ``table`` position lacks): ``{"type": "layoff", "seat": 1, "meld": 0, "card": 7, ...}``
+    with card identities; only the given ``types`` (lower-case ``E`` names) if any."""
+    evs, _, _ = g.trace_arrays()
+    out = []
+    for row in evs:
+        t = int(row[EV.TYPE])
+        e = {"type": E._fields[t].lower(), "round": int(row[EV.ROUND]), "seat": int(row[EV.SEAT])}
+        for name, col in zip(_EVENT_FIELDS.get(t, ()), (EV.A, EV.B, EV.C, EV.D), strict=False):
+            if name:
+                e[name] = int(row[col])
+        if not types or e["type"] in types:
+            out.append(e)
+    return out

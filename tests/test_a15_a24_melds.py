@@ -3,13 +3,18 @@ with the independent oracle in test_oracle_melds.py)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import numpy as np
-from scenario import table
+from scenario import events, table
 
 from sim.loba import engine
 from sim.loba.cards import JOKER, parse_card
-from sim.loba.layout import MAX_ACTS, PLAY, A
+from sim.loba.layout import MAX_ACTS, PLAY, A, G, S
 from sim.loba.melds import check_meld
+from sim.loba.play import Game
+from sim.loba.trace import decode, replay
 from sim.rules import make_rules
 
 C = parse_card
@@ -147,7 +152,7 @@ def test_a22_end_joker_jumps_to_other_end():
         current=1,
         melded=[1],
         stock=["10D"],
-        pile=["KC"],
+        pile=["KH"],
     )
     g.turn()
     m = g.melds()[0]
@@ -171,51 +176,157 @@ def test_a22_move_illegal_past_the_ace_and_middle_joker_frozen():
     assert C("9S") not in layoff_cards(g, 1)
 
 
-def test_a23_joker_never_returns_to_a_hand():
-    import sim
+def table_jokers(g):
+    return sum(m["cards"].count(JOKER) for m in g.melds())
 
-    res = sim.simulate("pagat", "greedy,greedy,greedy", games=1, seed=4)
-    assert res.games.height == 1
+
+def test_a23_end_joker_moves_and_never_returns_to_the_hand_that_holds_its_natural():
+    # seat 1 holds 9S (the card the end joker stands for) and a joker of its own: laying 9S
+    # off moves the table joker to the low end ([A22]); nothing brings it back to the hand
+    hand = ["9S", "JK", "3H", "10H", "2D", "6D", "KD", "9C", "QC"]  # JK fits no new meld
     g = table(
-        hands=[DEAD, ["9S", "2D", "5C", "8H", "JD", "3C", "7C", "QD", "KH"]],
+        hands=[DEAD, hand],
         melds=[["5S", "6S", "7S", "8S", "JK"]],
         current=1,
         melded=[1],
         stock=["10D"],
-        pile=["KC"],
+        pile=["KH"],
+        trace=True,
     )
     g.turn()
-    assert g.hand_counts(1)[JOKER] == 0 and sum(m["cards"].count(JOKER) for m in g.melds()) == 1
+    m = g.melds()[0]
+    assert (m["lo"], m["hi"], m["joker_positions"]) == (4, 9, [4])
+    assert [(e["card"], e["position"], e["joker_to"]) for e in events(g, "layoff")] == [
+        (C("9S"), 9, 4)
+    ]
+    assert g.hand_counts(1)[JOKER] == 1  # its own joker only (it may not be discarded, [A24])
+    assert g.hand_counts(1)[C("9S")] == 0 and table_jokers(g) == 1
 
 
-def test_a24_joker_discard_last_only_and_allowed():
-    hand = ["JK", "KH"]
-    g = table(hands=[DEAD, hand], stock=["2C"], pile=["9D"], current=1)
-    g.turn()
-    assert g.hand_counts(1)[JOKER] == 1  # greedy would love to dump it, but may not
-    g = table(hands=[DEAD, ["JK"]], stock=["JK"], pile=["9D"], current=1)
-    g.turn()  # all jokers: one may go
-    assert g.hand_counts(1)[JOKER] == 1 and g.pile()[-1] == JOKER
+def test_a23_middle_joker_is_not_exchanged_for_its_natural():
+    # 5S JK(6S) 7S on the table; seat 1 holds 6S and a joker: no exchange, no lay-off of 6S
+    hand = ["6S", "JK", "3H", "10H", "2D", "6D", "KD", "9C", "QC"]
     g = table(
-        make_rules("classic"),
-        hands=[DEAD, ["JK", "2H"]],
-        stock=["3C"],
-        pile=["9D"],
+        hands=[DEAD, hand],
+        melds=[["5S", "JK", "7S"]],
         current=1,
-        seats="random,random",
+        melded=[1],
+        stock=["10D"],
+        pile=["KH"],
     )
-    seen = set()
-    for seed in range(30):
-        g2 = table(
-            make_rules("classic"),
-            hands=[DEAD, ["JK", "2H"]],
-            stock=["3C"],
+    g.turn()
+    m = g.melds()[0]
+    assert (m["lo"], m["hi"], m["joker_positions"]) == (5, 7, [6])
+    assert g.hand_counts(1)[C("6S")] == 1 and g.hand_counts(1)[JOKER] == 1
+    assert table_jokers(g) == 1
+
+
+def test_a23_table_jokers_change_only_by_jokers_put_down_in_whole_games():
+    # turn by turn through whole games: the jokers on the table after a turn are exactly those
+    # before it plus the jokers the turn's events put down (melded or laid off); a joker that
+    # went back to a hand, even if laid off again in the same turn, breaks the count
+    turns = []
+    for seed in range(4):
+        g = Game(make_rules(), "greedy,greedy,greedy", seed=seed, trace=True)
+        game_turns = []
+        while not g.done:
+            rnd, before, k0 = g.round, table_jokers(g), len(g.trace_arrays()[0])
+            g.turn()
+            if g.round == rnd:
+                game_turns.append((k0, len(g.trace_arrays()[0]), before, table_jokers(g)))
+        rows = decode(g)[1:]  # one dict per event row
+        turns += [(rows[k0:k1], before, after) for k0, k1, before, after in game_turns]
+    placed = moved = 0
+    for evs, before, after in turns:
+        put = sum(e["cards"].count("JK") for e in evs if e["type"] == "meld")
+        put += sum(e["card"] == "JK" for e in evs if e["type"] == "layoff")
+        assert after - before == put, evs
+        placed += put
+        moved += sum(e["type"] == "layoff" and e["joker_moved"] for e in evs)
+    assert placed > 50 and moved > 5  # jokers did reach the table, and [A22] moves happened
+
+
+DUMPER = f"{Path(__file__).parent / 'plugins' / 'jokers.py'}:joker_dumper"  # wants to dump JK
+
+
+def hand_of(g, seat):
+    return sorted(c for c in range(53) for _ in range(int(g.hand_counts(seat)[c])))
+
+
+def test_a24_joker_discard_last_only_not_offered_with_naturals_in_hand():
+    # the scripted seat discards a joker whenever the engine offers one; it holds JK KH, draws
+    # 2C (9D cannot be taken) and must discard KH (options KH, 2C), keeping the joker
+    g = table(
+        hands=[DEAD, ["JK", "KH"]], stock=["2C"], pile=["9D"], current=1, seats="greedy," + DUMPER
+    )
+    g.turn()
+    assert g.pile() == [C("9D"), C("KH")]
+    assert hand_of(g, 1) == sorted([JOKER, C("2C")])
+    assert int(g.st.g[G.DECISIONS]) == 1 and int(g.st.s[1, S.BAD_ANSWERS]) == 0  # it chose
+
+
+def test_a24_joker_discard_allowed_variant_offers_it():
+    for rules in (make_rules(joker_discard="allowed"), make_rules("classic")):
+        g = table(
+            rules,
+            hands=[DEAD, ["JK", "KH"]],
+            stock=["2C"],
             pile=["9D"],
             current=1,
-            seats="random,random",
-            seed=seed,
+            seats="greedy," + DUMPER,
         )
-        g2.turn()
-        seen.add(g2.pile()[-1])
-    assert JOKER in seen  # allowed under joker_discard=allowed
-    assert g.hand_size(1) == 2
+        g.turn()
+        assert g.pile() == [C("9D"), JOKER]
+        assert hand_of(g, 1) == sorted([C("KH"), C("2C")])
+
+
+def test_a24_all_jokers_may_discard_one():
+    g = table(hands=[DEAD, ["JK"]], stock=["JK"], pile=["9D"], current=1, seats="greedy," + DUMPER)
+    g.turn()
+    assert g.pile() == [C("9D"), JOKER] and hand_of(g, 1) == [JOKER]
+    # the same with greedy, which would never discard a joker if it had a choice
+    g = table(hands=[DEAD, ["JK"]], stock=["JK"], pile=["9D"], current=1)
+    g.turn()
+    assert g.pile() == [C("9D"), JOKER] and hand_of(g, 1) == [JOKER]
+
+
+def _joker_discards(events, seat):
+    """(joker discards by ``seat`` while it held naturals too, discards by ``seat`` while it
+    held a joker and naturals, joker discards by ``seat``), tracking hands from the events."""
+    hands = []
+    bad = chances = dumped = 0
+    for e in events:
+        t = e["type"]
+        if t == "deal":
+            hands = [Counter(h) for h in e["hands"]]
+        elif t == "draw":
+            hands[e["seat"]][e["card"]] += 1
+        elif t == "meld":
+            hands[e["seat"]] -= Counter(e["cards"])
+        elif t == "layoff":
+            hands[e["seat"]][e["card"]] -= 1
+        elif t == "discard":
+            h = hands[e["seat"]]
+            mixed = h["JK"] > 0 and sum(k for c, k in h.items() if c != "JK") > 0
+            if e["seat"] == seat:
+                chances += mixed
+                dumped += e["card"] == "JK"
+                bad += e["card"] == "JK" and mixed
+            h[e["card"]] -= 1
+    return bad, chances, dumped
+
+
+def test_a24_whole_games_with_a_seat_that_wants_to_dump_jokers():
+    seats = f"{DUMPER},greedy,greedy"
+    # last_only: over 6 games the seat held a joker and naturals at its discard 100+ times and
+    # never got to dump the joker
+    tally = [_joker_discards(replay("pagat", seats, seed=3, game=k), 0) for k in range(6)]
+    bad, chances, _ = map(sum, zip(*tally, strict=True))
+    assert bad == 0 and chances > 100
+    # allowed: the same seat dumps the joker at every such discard (the engine offers it)
+    tally = [
+        _joker_discards(replay("pagat(joker_discard=allowed)", seats, seed=3, game=k), 0)
+        for k in range(6)
+    ]
+    bad, chances, dumped = map(sum, zip(*tally, strict=True))
+    assert bad == chances == dumped > 10

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sim.loba.cards import JOKER, card_value, parse_card, parse_cards
-from sim.loba.layout import ST
+from sim.loba.layout import EV, ST, E
 from sim.loba.play import Game, deal_order, full_deck, stack_deck
 from sim.rules import RuleError, make_rules
 
@@ -99,11 +99,29 @@ def test_a7_next_card_is_the_upcard_and_a_joker_upcard_stays():
     assert len(g.stock()) == 108 - 18 - 1
 
 
-def test_a8_player_left_of_dealer_plays_first():
+# four hands with no meld and nothing the up-card or the stock's first cards could complete
+# (no rank in more than two suits, no two cards of a suit within two ranks)
+DEAD4 = [
+    ["2S", "5S", "8S", "JS", "3H", "6H", "9H", "QH", "KD"],
+    ["3S", "6S", "9S", "QS", "4H", "7H", "10H", "KH", "2D"],
+    ["4S", "7S", "10S", "KS", "2H", "5H", "8H", "JH", "AC"],
+    ["2C", "5C", "8C", "JC", "4D", "7D", "10D", "AD", "AH"],
+]
+
+
+def test_a8_player_left_of_dealer_plays_first_then_clockwise():
     for dealer in range(4):
-        g = Game(make_rules(), "greedy,greedy,greedy,greedy", first_dealer=dealer, seed=3)
-        g.turn()
+        deck = deal_order(DEAD4, "6C", ["QC", "9C", "6D", "9D"], dealer=dealer)
+        seats = "greedy,greedy,greedy,greedy"
+        g = Game(make_rules(), seats, first_dealer=dealer, decks=[deck], trace=True)
+        g.turn()  # deal
         assert g.current == (dealer + 1) % 4
-        before = g.hand_size((dealer + 1) % 4)
-        g.turn()
-        assert g.current == (dealer + 2) % 4 or g.hand_size((dealer + 1) % 4) != before
+        for k in range(1, 4):
+            g.turn()
+            assert g.current == (dealer + 1 + k) % 4
+        evs, _, _ = g.trace_arrays()
+        plays = [(int(e[EV.TYPE]), int(e[EV.SEAT])) for e in evs if e[EV.TYPE] != E.DEAL]
+        first = (dealer + 1) % 4
+        assert plays == [
+            (t, (first + k) % 4) for k in range(3) for t in (E.DRAW, E.DISCARD)
+        ]  # dealer+1, dealer+2, dealer+3 each drew and discarded, nothing else happened

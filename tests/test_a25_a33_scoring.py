@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scenario import table
+from scenario import events, table
 
 from sim.loba import engine
 from sim.loba.cards import parse_card
@@ -39,7 +39,10 @@ def test_a26_go_out_needs_discard_variant_keeps_a_card():
     assert n == 2 and (acts[:n, A.TYPE] == PLAY.MELD).all() and (acts[:n, 6] == 3).all()
     g = table(rules, hands=[DEAD, ["4S", "5S", "6S"]], stock=["7S"], pile=["2C"], current=1)
     g.turn()
-    assert g.hand_size(1) == 0 and g.pile()[-1] in (C("4S"), C("7S"))  # out by the discard
+    # out by the discard: one 3-card run on the table, the fourth card on the pile
+    (m,) = g.melds()
+    assert g.hand_size(1) == 0 and len(m["cards"]) == 3 and len(g.pile()) == 2
+    assert sorted(m["cards"] + g.pile()[-1:]) == [C("4S"), C("5S"), C("6S"), C("7S")]
 
 
 def test_a27_round_score_is_cards_left_in_hand():
@@ -116,7 +119,34 @@ def test_a30_rebuy_takes_highest_survivor_score_and_pays():
     assert g.status(0) == ST.ACTIVE
 
 
-def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
+def test_a30_simultaneous_rebuys_both_get_the_best_survivor_score_of_this_round():
+    # seats 0 and 2 go over in the same round and both rebuy. After scoring: 113, 20, 123, 15.
+    # Both must get 20, the best score among seats not over after this round's scoring and
+    # before either rebuy: not 30 (seat 1's score before the round), not 113 or 123 (the other
+    # over seat's), whatever the order in which the two rebuys are settled.
+    g = table(
+        hands=[DEAD, OUT_BY_PLAYS, DEAD, ["2H", "3S"]],
+        seats="greedy,greedy,greedy,greedy",
+        stock=["KH"],
+        pile=["2C"],
+        current=1,
+        scores=[50, 30, 60, 10],
+        trace=True,
+    )
+    pot = g.pot
+    g.turn()
+    assert [(e["seat"], e["score"]) for e in events(g, "over")] == [(0, 113), (2, 123)]
+    assert [(e["seat"], e["score"], e["pot"]) for e in events(g, "rebuy")] == [
+        (0, 20, pot + 1),
+        (2, 20, pot + 2),
+    ]
+    assert g.scores() == [20, 20, 20, 15]
+    assert [g.rebuys(q) for q in range(4)] == [1, 0, 1, 0]
+    assert [g.paid(q) for q in range(4)] == [2, 1, 2, 1] and g.pot == pot + 2
+    assert all(g.status(q) == ST.ACTIVE for q in range(4)) and g.winner is None
+
+
+def test_a30_rebuy_cap_is_enforced_when_two_go_over():
     g = table(
         hands=[DEAD, OUT_BY_PLAYS, DEAD, ["2H", "3S"]],
         seats="greedy,greedy,greedy,greedy",
@@ -128,8 +158,8 @@ def test_a30_simultaneous_rebuys_do_not_affect_each_other_and_cap_is_enforced():
     )
     g.turn()
     # 113 and 123 over; survivors 20 and 15 -> seat 0 rebuys at 20, seat 2 has used 2 rebuys
-    assert g.scores()[0] == 20 and g.status(0) == ST.ACTIVE
-    assert g.status(2) == ST.OUT and g.rebuys(2) == 2
+    assert g.scores()[0] == 20 and g.status(0) == ST.ACTIVE and g.rebuys(0) == 1
+    assert g.status(2) == ST.OUT and g.rebuys(2) == 2 and g.paid(2) == 1
 
 
 def test_a30_rebuy_is_the_policys_choice():

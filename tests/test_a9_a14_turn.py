@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from scenario import ids, table
+from scenario import events, ids, table
 
 from sim.loba import engine
-from sim.loba.cards import parse_card
-from sim.loba.layout import MAX_ACTS, VOID, G
+from sim.loba.cards import JOKER, parse_card
+from sim.loba.layout import DRAW, MAX_ACTS, MELD, PLAY, VOID, A, G
 from sim.loba.play import Game, deal_order
 from sim.rules import make_rules
 
@@ -39,12 +39,24 @@ def test_a9_turn_is_draw_plays_discard():
 
 
 def test_a10_draw_takes_top_of_stock():
-    g = table(hands=[DEAD, DEAD], pile=["KC"], stock=["AH", "AD"], current=1)
+    g = table(hands=[DEAD, DEAD], pile=["KC"], stock=["AH", "AD"], current=1, trace=True)
     g.turn()
+    assert [(e["seat"], e["source"], e["card"]) for e in events(g, "draw")] == [
+        (1, DRAW.STOCK, C("AH"))
+    ]
     assert g.stock() == [C("AD")]
-    assert C("AH") in [c for c in range(53) for _ in range(g.hand_counts(1)[c])] or g.pile()[
-        -1
-    ] == C("AH")
+    # greedy keeps AH (3H is a neighbour) and discards its costliest dead card, KD
+    assert g.hand(1) == sorted(DEAD[:-1] + ["AH"], key=C) and g.pile() == [C("KC"), C("KD")]
+
+
+def test_a10_take_is_the_top_of_the_discard_pile():
+    # 7S (top) fits 5S 6S; 4S under it would fit too, but only the top may be taken
+    hand = ["5S", "6S", "2H", "5D", "8C", "JD", "3C", "9H", "QC"]
+    g = table(hands=[DEAD, hand], pile=["4S", "7S"], stock=["KH"], current=1, trace=True)
+    g.turn()
+    assert [(e["source"], e["card"]) for e in events(g, "draw")] == [(DRAW.DISCARD, C("7S"))]
+    assert g.pile()[0] == C("4S") and g.stock() == [C("KH")]
+    assert [m["cards"] for m in g.melds()] == [[C("5S"), C("6S"), C("7S")]]
 
 
 def test_a11_take_allowed_only_if_card_reaches_table():
@@ -86,21 +98,83 @@ def test_a11_layoff_take_needs_own_meld_and_new_meld_only_forbids_it():
     assert k == 2
 
 
+# no two of these within two ranks in a suit, no rank twice: no meld, with or without a joker
+FILLER = ["2H", "6H", "10H", "5D", "JD", "3C", "7C", "QC"]
+
+
 def test_a11_take_through_a_chain_of_layoffs():
-    # table 5-6-7S, hand holds 8S 9S: lay them off, then the taken 10S
-    hand = ["8S", "9S", "2H", "5D", "JD", "3C", "QC", "KC", "4D"]
+    # table 5-6-7S; 9S is taken: it is no new meld (8S 9S is two cards) and no direct lay-off
+    # (the end is 7), only the chain "lay off 8S, then 9S" puts it down ([A12] plan_take)
     g = table(
-        hands=[DEAD, hand],
+        hands=[DEAD, ["8S"] + FILLER],
         melds=[["5S", "6S", "7S"]],
-        pile=["10S"],
+        pile=["KD", "9S"],
         stock=["KH"],
         current=1,
         melded=[1],
+        trace=True,
     )
-    k, _ = plan_take(g, 1, "10S")
-    assert k in (1, 3)  # 8S-9S-10S is also a new meld of its own
+    k, plan = plan_take(g, 1, "9S")
+    assert k == 2  # a planned sequence, not a single play (k == 1)
+    assert [(r[A.TYPE], r[A.MELD], r[A.CARD], r[A.POS]) for r in plan[:k]] == [
+        (PLAY.LAYOFF, 0, C("8S"), 8),
+        (PLAY.LAYOFF, 0, C("9S"), 9),
+    ]
+    g.turn()  # greedy takes the discard: the engine plays the chain for it
+    evs = events(g, "draw", "layoff")
+    assert [(e["type"], e["card"]) for e in evs] == [
+        ("draw", C("9S")),
+        ("layoff", C("8S")),
+        ("layoff", C("9S")),
+    ]
+    assert evs[0]["source"] == DRAW.DISCARD
+    assert g.melds()[0]["cards"] == [C(f"{r}S") for r in range(5, 10)]
+    assert g.hand_counts(1)[C("9S")] == 0 and g.hand_size(1) == 8 - 1  # 8 filler, 1 discarded
+    assert len(g.pile()) == 2 and g.pile()[0] == C("KD") and g.pile()[1] != C("9S")
+
+
+def test_a11_chain_bridged_by_a_joker():
+    # hand JK + filler, 9S taken: JK 9S is no meld; the chain lays JK(8S) off, then 9S
+    g = table(
+        hands=[DEAD, ["JK"] + FILLER],
+        melds=[["5S", "6S", "7S"]],
+        pile=["9S"],
+        stock=["KH"],
+        current=1,
+        melded=[1],
+        trace=True,
+    )
+    k, plan = plan_take(g, 1, "9S")
+    assert k == 2
     g.turn()
-    assert g.hand_counts(1)[C("10S")] == 0  # [A12] it reached the table
+    assert [(e["card"], e["position"]) for e in events(g, "layoff")] == [(JOKER, 8), (C("9S"), 9)]
+    m = g.melds()[0]
+    assert (m["lo"], m["hi"], m["joker_positions"]) == (5, 9, [8])
+
+
+def test_a11_meld_of_ones_own_then_a_chain():
+    # no meld of its own yet ([A20]): the engine plans K K K first, then 8S, then 9S
+    g = table(
+        hands=[DEAD, ["KD", "KC", "KH", "8S", "2H", "6H", "5D", "3C", "7C"]],
+        melds=[["5S", "6S", "7S"]],
+        pile=["9S"],
+        stock=["2D"],
+        current=1,
+        trace=True,
+    )
+    k, plan = plan_take(g, 1, "9S")
+    assert k == 3
+    assert [(r[A.TYPE], r[A.KEY]) for r in plan[:k]] == [
+        (PLAY.MELD, 13),  # the pierna of kings (KEY = rank)
+        (PLAY.LAYOFF, C("8S")),
+        (PLAY.LAYOFF, C("9S")),
+    ]
+    g.turn()
+    evs = events(g, "draw", "meld", "layoff")
+    assert [e["type"] for e in evs] == ["draw", "meld", "layoff", "layoff"]
+    assert (evs[1]["kind"], evs[1]["key"]) == (MELD.PIERNA, 13)
+    assert [e["card"] for e in evs if e["type"] == "layoff"] == [C("8S"), C("9S")]
+    assert g.melds()[0]["cards"] == [C(f"{r}S") for r in range(5, 10)]
 
 
 def test_a12_taken_card_never_stays_and_is_never_discarded():
@@ -164,7 +238,7 @@ def test_a14b_unfinished_games_are_counted():
     import sim
 
     res = sim.simulate(make_rules(max_rounds_per_game=2), "greedy,greedy,greedy", games=50, seed=1)
-    assert res.games["winner"].null_count() == res.summary()["unfinished"] > 0
+    assert res.games["winner"].null_count() == res.summary_dict()["unfinished"] > 0
     assert (res.seats["net"] == 0).all()
 
 

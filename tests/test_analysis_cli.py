@@ -56,6 +56,27 @@ def test_compare_prints_sentences_and_verdicts(runs, capsys):
     assert {r["baseline"] for r in rows} == {"loba:pagat"}
 
 
+def test_compare_of_same_seed_runs_is_paired_and_narrower(runs, capsys):
+    code, out, err = run(capsys, "compare", runs / "e101", runs / "e151", "--format", "json")
+    assert code == 0, err
+    rows = [r for r in json.loads(out) if r["diff"] is not None]
+    assert rows and all(r["paired"] for r in rows)  # same --seed and --games: paired
+    for metric in (
+        "rounds per game",
+        "turns per game",
+        "round of the first elimination",
+        "elimination risk per player-round",
+    ):
+        r = next(x for x in rows if x["metric"] == metric)
+        assert r["unpaired_low"] < r["unpaired_high"]
+        assert r["diff_high"] - r["diff_low"] <= r["unpaired_high"] - r["unpaired_low"], metric
+        assert r["diff_low"] <= r["diff"] <= r["diff_high"]
+    code, out, err = run(capsys, "compare", runs / "e101", runs / "e151")
+    assert "same seeds, paired" in out
+    assert "unpaired 95% interval" in out and "p (adjusted)" in out and "unit" in out
+    assert re.search(r"rounds per game .* rounds .* \[\+[0-9.]+, \+[0-9.]+\] +paired", out)
+
+
 def test_report_is_self_contained(runs, capsys, tmp_path):
     out_file = tmp_path / "r" / "report.html"
     code, out, err = run(capsys, "report", runs / "e101", runs / "e151", "-o", out_file)
@@ -65,6 +86,11 @@ def test_report_is_self_contained(runs, capsys, tmp_path):
     assert not re.search(r"(src|href)=\"(https?:)?//", html)
     assert "<script" not in html
     assert "Findings" in html and "elimination_score" in html and "95% CI" in html
+    # tests corrected together, an interval defined correctly, differences paired
+    assert "Benjamini–Hochberg" in html and 'id="tests"' in html
+    assert "It is not a 95% chance that" in html
+    assert "the range the true value lies in" not in html
+    assert "same seeds, paired" in html
 
 
 def test_rebuy_value_policy_and_state(capsys, tmp_path):
@@ -103,6 +129,12 @@ def test_sweep_writes_cells_summary_and_plot(capsys, tmp_path):
     assert (a["seed"] == 3).all() and (b["seed"] == 3).all()
     assert (out / "rebuy" / "never" / "elimination_score=101" / "manifest.json").exists()
     assert s["rebuy_value_low"][0] <= s["rebuy_value"][0] <= s["rebuy_value_high"][0]
+    # every cell against the first one, game by game, with the unpaired interval beside
+    assert s["baseline"].to_list() == ["elimination_score=101"] * 2
+    assert s["mean_rounds_diff"][0] is None and s["mean_rounds_paired"][1]
+    lo, hi = s["mean_rounds_diff_low"][1], s["mean_rounds_diff_high"][1]
+    ulo, uhi = s["mean_rounds_unpaired_low"][1], s["mean_rounds_unpaired_high"][1]
+    assert lo <= s["mean_rounds_diff"][1] <= hi and hi - lo <= uhi - ulo
 
 
 @pytest.mark.parametrize(
@@ -181,3 +213,31 @@ def test_incomplete_run_warns_on_stderr(runs, tmp_path, capsys):
         err.strip() == f"Warning: Run '{d}' is incomplete: 60 of 100 games were written; "
         "the analysis uses those."
     )
+
+
+def test_numba_notes_do_not_leak_through_the_warning_filter(capsys):
+    import warnings
+
+    from numba.core.errors import NumbaExperimentalFeatureWarning
+
+    with cli._WarnToStderr():
+        note = "first-class function types are experimental"
+        warnings.warn(note, NumbaExperimentalFeatureWarning, stacklevel=1)
+        warnings.warn("Run 'x' is incomplete", UserWarning, stacklevel=1)
+    err = capsys.readouterr().err
+    assert "incomplete" in err and "experimental" not in err
+
+
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (["--seats", "greedy,greedy"], "No rebuy can happen with 2 players"),
+        (["--set", "max_rebuys=0", "--seats", "greedy,greedy,greedy"], "max_rebuys=0"),
+    ],
+)
+def test_an_empty_rebuy_table_says_why(capsys, args, reason):
+    code, out, err = run(
+        capsys, "rebuy-value", "--mode", "state", "--games", "5", "--reps", "1", *args
+    )
+    assert code == 0, err
+    assert out.startswith("0 rebuy decisions") and reason in out

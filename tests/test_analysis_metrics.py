@@ -200,3 +200,109 @@ def test_compare_marks_differences_and_noise():
     assert pot["diff"] == 0 and pot["verdict"] == "no detectable difference"
     base = c.filter(pl.col("variant") == "A")
     assert set(base["verdict"].to_list()) == {""}
+
+
+def test_compare_pairs_the_same_seeds_game_by_game():
+    # the same three games (seed 5, games 0-2); B plays game 1 two rounds longer
+    a = GAMES.with_columns(pl.lit("A").alias("variant"))
+    b = GAMES.with_columns(
+        pl.lit("B").alias("variant"),
+        pl.when(pl.col("game") == 1).then(pl.col("rounds") + 2).otherwise(pl.col("rounds")),
+    )
+    sa = SEATS.with_columns(pl.lit("A").alias("variant"))
+    sb = SEATS.with_columns(pl.lit("B").alias("variant"))
+    c = compare(pl.concat([a, b]), pl.concat([sa, sb]))
+    r = c.filter((pl.col("variant") == "B") & (pl.col("metric") == M.M_ROUNDS)).row(0, named=True)
+    assert r["paired"] and r["method"].startswith("paired")
+    ref = st.ttest_rel(b["rounds"].to_list(), a["rounds"].to_list())
+    assert r["diff"] == pytest.approx(2 / 3)
+    assert (r["diff_low"], r["diff_high"]) == pytest.approx(tuple(ref.confidence_interval()))
+    assert r["p_value"] == pytest.approx(ref.pvalue)
+    welch = st.ttest_ind(b["rounds"].to_list(), a["rounds"].to_list(), equal_var=False)
+    assert (r["unpaired_low"], r["unpaired_high"]) == pytest.approx(
+        tuple(welch.confidence_interval())
+    )
+    assert r["diff_high"] - r["diff_low"] < r["unpaired_high"] - r["unpaired_low"]
+    # a ratio of sums (void rounds over rounds) is paired through the delta method
+    v = c.filter((pl.col("variant") == "B") & (pl.col("metric") == M.M_VOID_SHARE)).row(
+        0, named=True
+    )
+    assert v["paired"] and v["diff"] == pytest.approx(1 / 15 - 1 / 13)
+
+
+def test_compare_does_not_pair_different_seeds():
+    a = GAMES.with_columns(pl.lit("A").alias("variant"))
+    b = GAMES.with_columns(pl.lit("B").alias("variant"), pl.col("seed") + 1)
+    sa = SEATS.with_columns(pl.lit("A").alias("variant"))
+    sb = SEATS.with_columns(pl.lit("B").alias("variant"))
+    c = compare(pl.concat([a, b]), pl.concat([sa, sb])).filter(pl.col("variant") == "B")
+    d = c.filter(pl.col("diff").is_not_null())
+    assert d.height > 0 and not d["paired"].any()
+    assert d["diff_low"].to_list() == d["unpaired_low"].to_list()
+
+
+def test_paired_ratio_diff_is_the_paired_t_for_a_mean():
+    from analysis.stats import paired_ratio_diff
+
+    a = [3.0, 5.0, 4.0, 8.0, 6.0]
+    b = [2.0, 5.5, 3.0, 7.0, 4.0]
+    d, lo, hi, p = paired_ratio_diff(a, [1] * 5, b, [1] * 5)
+    ref = st.ttest_rel(a, b)
+    assert d == pytest.approx(0.9) and p == pytest.approx(ref.pvalue)
+    assert (lo, hi) == pytest.approx(tuple(ref.confidence_interval()))
+
+
+def test_report_family_corrects_a_lone_p_of_0_037():
+    from analysis import words
+    from analysis.family import NOT_AFTER, family_of_tests
+
+    sa = pl.DataFrame(
+        {
+            "variant": ["v"] * 3,
+            "n_players": [3] * 3,
+            "position": [0, 1, 2],
+            "label": ["1st to play (dealer's left)", "2nd to play", "3rd to play"],
+            "wins": [380, 320, 300],
+            "games": [1000] * 3,
+            "share": [0.38, 0.32, 0.30],
+            "ci_low": [0.35, 0.29, 0.27],
+            "ci_high": [0.41, 0.35, 0.33],
+            "expected": [1 / 3] * 3,
+            "chi2": [6.6] * 3,
+            "p_value": [0.037] * 3,
+        }
+    )
+    cmp = pl.DataFrame(
+        {
+            "metric": [M.M_ROUNDS, M.M_TURNS, M.M_BONUS],
+            "variant": ["w"] * 3,
+            "verdict": ["no detectable difference"] * 3,
+            "paired": [True] * 3,
+            "p_value": [0.4, 0.6, 0.9],
+        }
+    )
+    tests = family_of_tests(sa, None, cmp)
+    assert tests.height == 4
+    seat = tests.filter(pl.col("test") == "seats").row(0, named=True)
+    assert seat["p_adjusted"] == pytest.approx(0.037 * 4)  # BH: the smallest of 4, times 4
+    assert seat["finding"] == NOT_AFTER
+    uncorrected = words.seat_sentences(sa)[1]
+    assert uncorrected.startswith("Seats are not equal (chi-square test p = 0.037)")
+    corrected = words.seat_sentences(sa, seat["p_adjusted"], tests.height)[1]
+    assert "does not survive correction" in corrected and "0.148" in corrected
+    assert "no detectable seat advantage after correction" in corrected
+    assert "Seats are not equal" not in corrected
+
+
+def test_one_formatter():
+    from analysis import fmt
+
+    assert fmt.share(0.005) == "0.50%" and fmt.share(1.87e-05) == "0.00187%"
+    assert fmt.pvalue(0.0) == "< 1e-300" and fmt.pvalue(0.037) == "0.037"
+    assert fmt.pvalue(3.2e-05) == "3.2e-05" and fmt.pvalue(1.0) == "1"
+    assert fmt.number(10.377) == "10.38" and fmt.number(12345.6) == "12,346"
+    assert fmt.number(999.96) == "1,000" and fmt.number(20000) == "20,000"
+    assert fmt.diff(0.0123, "share") == "+1.23 pts" and fmt.diff(-3.2) == "-3.2"
+    assert fmt.value(None) == fmt.value(math.nan, "share") == "n/a"
+    assert fmt.interval(0.0, 0.0) == "n/a"  # every game agreed: no interval to estimate
+    assert fmt.interval(0.1, 0.2, "share") == "[10.00%, 20.00%]"

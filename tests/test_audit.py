@@ -111,6 +111,120 @@ def test_auditor_catches_an_illegal_meld_and_layoff():
     assert any("[A21]" in p for p in auditor.audit_events(bad))
 
 
+def _take_turns(events):
+    """For every take of the discard: (index of the draw event, the card, how it reached the
+    table first that turn: "meld" or "layoff", or None)."""
+    out = []
+    for i, e in enumerate(events):
+        if e["type"] != "draw" or e["from"] != "discard":
+            continue
+        how = None
+        for f in events[i + 1 :]:
+            if f["type"] in ("discard", "out", "deal", "end"):
+                break
+            if f["type"] == "meld" and e["card"] in f["cards"]:
+                how = "meld"
+            elif f["type"] == "layoff" and f["card"] == e["card"]:
+                how = "layoff"
+            if how:
+                break
+        out.append((i, e["card"], how))
+    return out
+
+
+def test_auditor_passes_rami_games_whose_takes_all_go_into_new_melds():
+    """[A11] discard_take=new_meld_only (rami): real games take the discard, always into a
+    new meld from hand, and the auditor passes them."""
+    takes = []
+    for game in range(8):
+        events = replay("rami", "greedy,hold,greedy", seed=8, game=game)
+        assert events[0]["rules"]["discard_take"] == "new_meld_only"
+        assert auditor.audit_events(events) == []
+        takes += _take_turns(events)
+    assert len(takes) > 20 and {how for _, _, how in takes} == {"meld"}
+
+
+def _layoff_takes(seed=8, games=30):
+    """Games of rami played with discard_take=meld_or_layoff, and in them the takes whose
+    card first reached the table by a lay-off."""
+    found = []
+    for game in range(games):
+        events = replay("rami(discard_take=meld_or_layoff)", "greedy,hold,greedy", seed, game)
+        hits = [t for t in _take_turns(events) if t[2] == "layoff"]
+        if hits:
+            found.append((events, hits))
+    return found
+
+
+def test_auditor_flags_a_taken_discard_laid_off_under_new_meld_only():
+    """The same turns, told as rami games (new_meld_only): each lay-off of the taken card is
+    flagged as [A11], and nothing else is."""
+    found = _layoff_takes()
+    assert sum(len(h) for _, h in found) >= 3
+    for events, hits in found:
+        assert auditor.audit_events(events) == []  # legal under meld_or_layoff
+        bad = copy.deepcopy(events)
+        bad[0]["rules"]["discard_take"] = "new_meld_only"
+        bad[0]["rules_id"] = "loba:rami"
+        problems = auditor.audit_events(bad)
+        assert len(problems) == len(hits), problems
+        assert all("[A11]" in p and "new_meld_only" in p for p in problems), problems
+
+
+def _meld_then_layoff(events, j, card):
+    """A copy of ``events`` where meld ``j`` goes down without ``card`` (the taken discard),
+    which is laid off on that meld right after it: the same cards reach the same melds."""
+    bad = copy.deepcopy(events)
+    m = bad[j]
+    lay = {"type": "layoff", "round": m["round"], "seat": m["seat"], "meld": m["meld"]}
+    lay.update(card=card, end=None, joker_moved=False)
+    if m["kind"] == "pierna":
+        m["cards"].remove(card)
+    else:
+        k = 0 if m["cards"][0] == card else len(m["cards"]) - 1
+        lay["end"] = "low" if k == 0 else "high"
+        rank = card[:-1]
+        ace = 1 if k == 0 else 14
+        lay["position"] = {"A": ace, "J": 11, "Q": 12, "K": 13}.get(rank) or int(rank)
+        lay["as"] = m["as"][k]
+        del m["cards"][k], m["as"][k]
+    bad.insert(j + 1, lay)
+    return bad
+
+
+def test_auditor_flags_a_tampered_rami_take_laid_off():
+    """Real rami traces, tampered: in a turn that took the discard and put it down in a new
+    escalera, the escalera goes down without it and the taken card is laid off on it instead.
+    Under new_meld_only ([A11]) that is the one violation; the same trace told as
+    meld_or_layoff is clean, so nothing else in the tamper is wrong. A pierna that holds two
+    copies of the taken card still has one in the new meld after the same tamper: identical
+    cards are interchangeable ([A12]), so that is no violation."""
+    flagged = kept = 0
+    for game in range(12):
+        events = replay("rami", "greedy,hold,greedy", seed=8, game=game)
+        for i, card, how in _take_turns(events):
+            assert how == "meld"
+            j = next(
+                k
+                for k in range(i + 1, len(events))
+                if events[k]["type"] == "meld" and card in events[k]["cards"]
+            )
+            m = events[j]
+            if m["kind"] == "pierna" and len(m["cards"]) >= 4 and m["cards"].count(card) == 2:
+                assert auditor.audit_events(_meld_then_layoff(events, j, card)) == []
+                kept += 1
+            elif m["kind"] == "escalera" and len(m["cards"]) >= 5:
+                if card not in (m["cards"][0], m["cards"][-1]):
+                    continue  # without it the escalera would have a gap
+                bad = _meld_then_layoff(events, j, card)
+                problems = auditor.audit_events(bad)
+                assert len(problems) == 1 and "[A11]" in problems[0], problems
+                bad[0]["rules"]["discard_take"] = "meld_or_layoff"
+                assert auditor.audit_events(bad) == []
+                flagged += 1
+    assert flagged >= 5 and kept >= 1
+
+
 def _same_header(now: dict, stored: dict) -> bool:
     """The header names the same game: the same rule set (an id from before the ``loba:``
     prefix reads as Loba's) and the same knobs, where a knob the stored file does not list

@@ -38,6 +38,12 @@ def run(capsys, *args):
         (["simulate", "--seats", "greedy,smart"], "Unknown policy 'smart'"),
         (["simulate", "--seats", "hold:patience=x,greedy"], "takes a number"),
         (["simulate", "--seats", "hold:speed=1,greedy"], "has no parameter 'speed'"),
+        (["simulate", "--seats", "hold:patience=-1,greedy"], "must be between 0 and 200, not -1"),
+        (["simulate", "--seats", "hold:patience=inf,greedy"], "takes a finite number"),
+        (
+            ["simulate", "--seats", "greedy+rebuy=if_opponents:k=5,greedy"],
+            "'k' of 'if_opponents' must be between 0 and 4",
+        ),
         (["simulate", "--seats", "greedy+rebuy=sometimes,greedy"], "Unknown rebuy rule"),
         (["simulate", "--seats", "greedy+buy=1,greedy"], "take +rebuy=RULE"),
         (["simulate", "--seats", "greedy,,greedy"], "empty seat"),
@@ -196,12 +202,17 @@ def test_policies_lists_every_registered_policy_and_rebuy_rule(capsys):
     from sim.games import game_names, get_game
 
     code, out, _ = run(capsys, "policies")
-    assert code == 0
+    assert code == 0 and all(f"{get_game(g).title} policies" in out for g in game_names())
+    assert "patience=3 (0..200)" in out and "k=2 (0..4)" in out
     for game in game_names():
         spec = get_game(game)
+        code, out, _ = run(capsys, "policies", "--game", game)
+        assert code == 0
         for name, pol in spec.policies.items():
             row = next(ln for ln in out.splitlines() if ln.split()[:1] == [name])
             assert pol.doc in row and all(f"{k}={v:g}" in row for k, v in pol.params.items())
+            for k, (lo, hi) in getattr(pol, "ranges", {}).items():
+                assert f"{k}={pol.params[k]:g} ({lo:g}..{hi:g})" in row
         for registry, _ in spec.addons.values():
             for name, rule in registry.items():
                 assert any(ln.split()[:1] == [name] and rule.doc in ln for ln in out.splitlines())
@@ -239,3 +250,13 @@ def test_check_meld_counts_never_wrap(capsys):
     for k in (128, 256, 257):
         code, out, _ = run(capsys, "check-meld", *["5S"] * k)
         assert code == 1 and out.startswith("invalid: ")
+
+
+def test_help_shows_examples_environment_and_the_seat_grammar(capsys):
+    for name in cli.EXAMPLES:
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0 and "Examples:" in out and f"loba {name}" in out, name
+    code, out, _ = run(capsys, "--help")
+    assert "LOBA_CACHE_DIR" in out and "_LOBA_COMPLETE=bash_source loba" in out
+    code, out, _ = run(capsys, "simulate", "--help")
+    assert "POLICY[:param=value...][+rebuy=RULE[:param=value]]" in " ".join(out.split())

@@ -37,7 +37,7 @@ def test_example_cautious_policy_runs_and_takes_no_discards():
         "pagat", f"{CAUTIOUS}:cautious:alarm=2,greedy,greedy,greedy", games=400, seed=2
     )
     assert res.seat_labels[0] == f"{CAUTIOUS}:cautious:alarm=2"
-    share = res.summary()["seats"][0]["share"]
+    share = res.summary_dict()["seats"][0]["share"]
     assert 0.0 < share < 1.0
     # identical seeds, identical tables: the plug-in is as deterministic as the built-ins
     again = sim.simulate(

@@ -101,6 +101,7 @@ class Auditor:
             self.turn_done = False
             self.drew = False
             self.taken = None
+            self.taken_laid_off = False
             self.turns += 1
             self.placed_before = self.placed[seat]
         elif seat != self.turn_seat:
@@ -183,10 +184,29 @@ class Auditor:
             self.taken = card
         self.hands[seat][card] += 1
 
-    def placed_card(self, seat, card):
+    def placed_card(self, seat, card, new_meld):
+        """``card`` reached the table (in a new meld if ``new_meld``, else by a lay-off). A
+        card of the taken identity pays the taken discard off ([A12]: identical cards are
+        interchangeable), except that under ``discard_take=new_meld_only`` ([A11]) only a
+        new meld from hand does; a lay-off of it then leaves the debt open."""
         self.placed[seat] = True
-        if self.taken is not None and card == self.taken:
+        if self.taken is None or card != self.taken:
+            return
+        if new_meld or getattr(self.rules, "discard_take", "meld_or_layoff") != "new_meld_only":
             self.taken = None
+        else:
+            self.taken_laid_off = True
+
+    def taken_unplayed(self, e, when):
+        if self.taken_laid_off:
+            self.fail(
+                e,
+                "[A11] discard_take=new_meld_only: the taken discard reached the table only by "
+                f"a lay-off, never in a new meld from hand ({when})",
+            )
+        else:
+            self.fail(e, f"[A12] the taken discard is still in hand ({when})")
+        self.taken = None  # reported once per turn (a last discard is followed by "out")
 
     def on_meld(self, e):
         seat = e["seat"]
@@ -231,7 +251,7 @@ class Auditor:
         self.table.append(meld)
         self.melded[seat] = True
         for c in cards:
-            self.placed_card(seat, c)
+            self.placed_card(seat, c, new_meld=True)
         self.check_not_emptied_by_plays(e, seat)
 
     def check_not_emptied_by_plays(self, e, seat):
@@ -282,7 +302,7 @@ class Auditor:
             )
         else:
             self.table[i] = oracle.Escalera(meld.suit, meld.naturals | {key[2]}, meld.jokers)
-        self.placed_card(seat, card)
+        self.placed_card(seat, card, new_meld=False)
         self.check_not_emptied_by_plays(e, seat)
 
     def on_discard(self, e):
@@ -292,7 +312,7 @@ class Auditor:
             self.fail(e, "[A9] discards without drawing")
         card = cid(e["card"])
         if self.taken is not None:
-            self.fail(e, "[A12] the taken discard is still in hand at the discard")
+            self.taken_unplayed(e, "at the discard")
         if self.hands[seat][card] < 1:
             self.fail(e, f"discards {e['card']} it does not hold")
             return
@@ -311,7 +331,7 @@ class Auditor:
         if sum(self.hands[seat].values()) != 0:
             self.fail(e, "[A25] goes out with cards in hand")
         if self.taken is not None:
-            self.fail(e, "[A12] went out with the taken discard unplayed")
+            self.taken_unplayed(e, "when going out")
         if e["one_turn"] != (not self.placed_before):
             self.fail(e, "[A28] one-turn bonus flag is wrong")
         self.out_seat = seat

@@ -230,6 +230,7 @@ POLICIES = {
         hold_play,
         hold_discard,
         params={"patience": 3.0},
+        ranges={"patience": (0, 200)},  # cards in an opponent's hand
         doc="holds melds to go out in one turn unless an opponent has <= patience cards",
     ),
 }
@@ -242,5 +243,6 @@ REBUY_RULES = {
         rebuy_if_opponents,
         {"k": 2.0},
         "rebuy while at least k others are under the limit",
+        ranges={"k": (0, 4)},  # other players at a table of at most five
     ),
 }

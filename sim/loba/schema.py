@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..rules import make_enum
 from ..schema import Column as C
-from ..schema import Table
+from ..schema import Table, game_keys, seat_keys
 
 RS_LABELS = ("active", "over", "rebought", "eliminated")
 # ACTIVE; OVER: went over this round and is out for good; REBOUGHT; ELIMINATED: out before
@@ -19,10 +19,7 @@ GAMES = Table(
     "games",
     "one row per game",
     (
-        C("game", "int64", "game index within the run", source="game"),
-        C("seed", "int64", "the run's seed", source="seed"),
-        C("rules_id", "cat", "canonical rules id", source="rules_id"),
-        C("n_players", "int8", "players at the table", source="n_players"),
+        *game_keys(),
         C("winner", "int8", "winning seat (null if unfinished, [A14b])", null_below=0),
         C("rounds", "int32", "rounds played, void ones included"),
         C("turns", "int32", "turns taken"),
@@ -39,9 +36,7 @@ SEATS = Table(
     "seats",
     "one row per game and seat",
     (
-        C("game", "int64", "game index", source="game"),
-        C("seat", "int8", "seat 0..n-1", source="seat"),
-        C("policy", "cat", "the seat string", source="policy"),
+        *seat_keys(),
         C("final_score", "int32", "cumulative score at the end"),
         C("rebuys", "int16", "rebuys taken ([A30])"),
         C("eliminated_round", "int32", "round of elimination (null for the winner)", null_below=0),

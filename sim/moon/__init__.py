@@ -8,13 +8,18 @@ Modules, one job each:
 * :mod:`.tricks`   trick maths ([B6]-[B8]): trumps, suit led, following, trick winner.
 * :mod:`.engine`   the state machine: deal, auction, widow and trump, tricks, scoring, game end.
 * :mod:`.kernel`   the batch entry point :func:`~.kernel.run_games`.
+* :mod:`.batch`    Python helpers around it: seats -> function tables, :func:`~.batch.play_batch`,
+  polars frames.
 * :mod:`.api`      the decision signature :data:`~.api.DECIDE_SIG` and :class:`~.api.MoonPolicy`.
 * :mod:`.policies` built-in policies (``random``, ``greedy``, ``count``) in :data:`POLICIES`.
+* :mod:`.scripted` a policy that does what its parameters say (scenario tests).
 * :mod:`.schema`   the result tables ``games``, ``seats``, ``hands``.
 * :mod:`.play`     a Python handle on one game (:class:`~.play.Game`) with event recording.
 * :mod:`.trace`    decoding events into JSON-ready dicts and readable text.
 * :mod:`.auditor`  an independent plain-Python re-check of a trace against part B.
 * :mod:`.check`    pure helpers for a ``check`` command (trick winner, legal tiles).
+* :mod:`.bench`    games per second (``python -m sim.moon.bench``).
+* :mod:`.spec`     Moon as a :class:`sim.game.GameSpec` (the game-independent seam).
 
 Importing this package compiles nothing.
 """

@@ -98,6 +98,7 @@ S = make_enum(
         "TRICKS_TOTAL",
         "BAD",  # out-of-range answers of its policy (read as the first option)
         "PLACE",
+        "BITS",  # the seat's tiles as bits (bit t = tile t), kept with ``hands``
     ],
 )
 

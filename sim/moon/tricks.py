@@ -29,6 +29,33 @@ _HI = HI
 _LO = LO
 
 
+def _follow_table() -> np.ndarray:
+    """FOLLOW[trump, led]: bits of the tiles that follow the led suit ``led`` (0..6, or
+    LED_TRUMP) under ``trump`` — [B6]/[B7] as a table, checked against :func:`follows` by the
+    tests."""
+    out = np.zeros((NO_TRUMP + 1, LED_TRUMP + 1), dtype=np.int64)
+    for c in range(NO_TRUMP + 1):
+        for t in range(N_TILES):
+            h, lo = int(HI[t]), int(LO[t])
+            trump = c != NO_TRUMP and (h == lo if c == DOUBLES else c in (h, lo))
+            if trump:
+                out[c, LED_TRUMP] |= 1 << t
+            else:
+                out[c, h] |= 1 << t
+                if lo != h:
+                    out[c, lo] |= 1 << t
+    return out
+
+
+FOLLOW = _follow_table()
+
+
+@kernel
+def bit(tile):
+    """The bit of ``tile`` in a hand held as bits (int64, whatever the type of ``tile``)."""
+    return np.int64(1) << np.int64(tile)
+
+
 @kernel
 def is_trump(tile, trump):
     """[B6] the tile is a trump under contract ``trump``."""
@@ -130,6 +157,16 @@ def legal_plays(hand, led_tile, trump, out):
             out[n] = t
             n += 1
     return n
+
+
+@kernel
+def legal_mask(bits, led_tile, trump):
+    """[B7] :func:`legal_plays` on a hand given as bits (bit t = tile t): the bits of the tiles
+    that may be played."""
+    if led_tile < 0:
+        return bits
+    m = bits & FOLLOW[trump, led_suit(led_tile, trump)]
+    return m if m != 0 else bits
 
 
 def legal_list(hand, led_tile: int, trump: int) -> list[int]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +163,13 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
             values[k] = float(v)
         except ValueError:
             raise SeatError(f"Parameter '{k}' of '{name}' takes a number, not '{v}'.") from None
+        if not math.isfinite(values[k]):
+            raise SeatError(f"Parameter '{k}' of '{name}' takes a finite number, not '{v}'.")
+        lo, hi = getattr(obj, "ranges", {}).get(k, (-math.inf, math.inf))
+        if not lo <= values[k] <= hi:
+            raise SeatError(
+                f"Parameter '{k}' of '{name}' must be between {lo:g} and {hi:g}, not {v.strip()}."
+            )
     if len(values) > POLICY_SLOTS:
         raise SeatError(
             f"{what.capitalize()} '{name}' declares more than {POLICY_SLOTS} parameters."

@@ -107,13 +107,19 @@ class Policy:
 
     ``Policy("mine", draw=d, play=p, discard=x, params={"nerve": 0.5}, doc="...")``, or the
     functions positionally in the game's kind order. ``game``: the game it plays (``loba``).
+    ``ranges``: parameter -> (lowest, highest) value a seat string may give it, both included
+    (a value outside is refused with one sentence); a parameter without one takes any finite
+    number.
     """
 
-    def __init__(self, name, *fns, params=None, doc: str = "", game: str = "loba", **named):
+    def __init__(
+        self, name, *fns, params=None, doc: str = "", game: str = "loba", ranges=None, **named
+    ):
         self.name = name
         self.positional = tuple(fns)
         self.named = dict(named)
         self.params = dict(params or {})
+        self.ranges = check_ranges(name, self.params, ranges)
         self.doc = doc
         self.game = game
 
@@ -155,12 +161,31 @@ class Policy:
         return f"Policy({self.name!r}, game={self.game!r})"
 
 
+def check_ranges(name: str, params: dict, ranges) -> dict[str, tuple[float, float]]:
+    """``ranges`` as a dict of (low, high) floats, checked against ``params``' names and
+    defaults (a programming error, so ValueError)."""
+    out = {}
+    for k, (lo, hi) in dict(ranges or {}).items():
+        if k not in params:
+            raise ValueError(f"'{name}' declares a range for '{k}', which is not a parameter.")
+        lo, hi = float(lo), float(hi)
+        if not lo <= float(params[k]) <= hi:
+            raise ValueError(f"'{name}': the default {k}={params[k]} is outside {lo:g}..{hi:g}.")
+        out[k] = (lo, hi)
+    return out
+
+
 @dataclass(frozen=True)
 class AddOnRule:
-    """A one-decision rule a seat adds with ``+KIND=NAME`` (Loba: ``+rebuy=never``)."""
+    """A one-decision rule a seat adds with ``+KIND=NAME`` (Loba: ``+rebuy=never``);
+    ``ranges`` as for :class:`Policy`."""
 
     name: str
     decide: Any
     params: dict[str, float] = field(default_factory=dict)
     doc: str = ""
     game: str = "loba"
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "ranges", check_ranges(self.name, self.params, self.ranges))

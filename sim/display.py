@@ -1,0 +1,105 @@
+"""How a run looks in a notebook: the summary as a tidy polars DataFrame, and HTML reprs.
+
+Numbers go through :mod:`analysis.fmt`, the formatter the command line and the report use
+(imported when first needed: ``sim`` itself never imports ``analysis`` at module level).
+"""
+
+from __future__ import annotations
+
+import html
+
+import polars as pl
+
+SUMMARY_SCHEMA = {
+    "figure": pl.String,
+    "seat": pl.Int64,
+    "policy": pl.String,
+    "value": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "unit": pl.String,
+}
+
+UNITS = {
+    "games": "games",
+    "unfinished": "games",
+    "elapsed_seconds": "s",
+    "games_per_second": "games/s",
+    "one_turn_bonus_rate": "share",
+    "void_rounds": "rounds",
+    "mean_rounds": "rounds",
+    "mean_turns": "turns",
+    "rebuys_per_game": "rebuys",
+    "mean_pot": "stakes",
+}
+
+
+def summary_frame(summary: dict) -> pl.DataFrame:
+    """A run's summary dict (:meth:`sim.results.Results.summary_dict`) as one row per figure:
+    ``figure, seat, policy, value, ci_low, ci_high, unit`` — the run's figures first (games,
+    time, the game's own headline figures), then each seat's win share with its 95% Wilson
+    interval (``figure == "win share"``)."""
+    rows = []
+    for k, v in summary.items():
+        if k == "seats" or isinstance(v, dict | list):
+            continue
+        rows.append(
+            {
+                "figure": k,
+                "seat": None,
+                "policy": None,
+                "value": float(v),
+                "ci_low": None,
+                "ci_high": None,
+                "unit": UNITS.get(k, ""),
+            }
+        )
+    for s in summary.get("seats", []):
+        rows.append(
+            {
+                "figure": "win share",
+                "seat": s["seat"],
+                "policy": s["policy"],
+                "value": s["share"],
+                "ci_low": s["ci_low"],
+                "ci_high": s["ci_high"],
+                "unit": "share",
+            }
+        )
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+
+
+def summary_html(frame: pl.DataFrame) -> str:
+    """The summary frame as a small HTML table (shares as percentages, intervals beside)."""
+    from analysis import fmt
+
+    out = ["<table><tr><th>figure</th><th>value</th><th>95% interval</th><th>unit</th></tr>"]
+    for r in frame.iter_rows(named=True):
+        unit = r["unit"]
+        name = r["figure"]
+        if r["seat"] is not None:
+            name = f"win share, seat {r['seat']} ({r['policy']})"
+        value = fmt.number(int(r["value"])) if unit == "games" else fmt.value(r["value"], unit)
+        ci = "" if r["ci_low"] is None else fmt.interval(r["ci_low"], r["ci_high"], unit)
+        out.append(
+            f"<tr><td style='text-align:left'>{html.escape(name)}</td><td>{html.escape(value)}"
+            f"</td><td>{html.escape(ci)}</td><td>{html.escape(fmt.unit_label(unit))}</td></tr>"
+        )
+    out.append("</table>")
+    return "".join(out)
+
+
+def results_html(res) -> str:
+    """``Results._repr_html_``: what was played, then the summary table."""
+    head = (
+        f"<p><b>{html.escape(res.spec.title)}</b> run: rules <code>{html.escape(res.rules.id)}"
+        f"</code>, seats <code>{html.escape(', '.join(res.seat_labels))}</code>, seed "
+        f"{res.seed}, {res.n_games:,} games from game {res.start:,} "
+        f"({res.elapsed:.2f} s on {res.threads} thread{'s' * (res.threads != 1)}); tables: "
+        + ", ".join(
+            f"<code>.{html.escape(name)}</code> ({df.height:,} rows)"
+            for name, df in res.frames.items()
+        )
+        + ".</p>"
+    )
+    return head + summary_html(res.summary())
