@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..events import ev, ev_push, new_trace  # noqa: F401  (new_trace: re-exported)
 from ..jit import jit, kernel
 from ..rng import below, shuffle
 from .cards import rank_of, suit_of
 from .layout import (
     DEC,
     DRAW,
-    EV,
     HAND_W,
     JOKER,
     MAX_ACTS,
@@ -37,7 +37,6 @@ from .layout import (
     RR,
     RS,
     ST,
-    TC,
     VOID,
     A,
     E,
@@ -46,7 +45,6 @@ from .layout import (
     S,
     Scratch,
     State,
-    Trace,
 )
 from .moves import (
     apply_play,
@@ -107,43 +105,6 @@ def copy_rows2(src, dst, n):
     for i in range(n):
         for j in range(src.shape[1]):
             dst[i, j] = src[i, j]
-
-
-@kernel
-def ev(tr, typ, rnd, seat, a, b, c, d):
-    """Append one event row; returns its index (-1 when full: ``TC.OVERFLOW`` is then set)."""
-    evs, cnt = tr.evs, tr.cnt
-    i = cnt[TC.EVENTS]
-    if i >= evs.shape[0]:
-        if evs.shape[0] > 0:
-            cnt[TC.OVERFLOW] = 1
-        return -1
-    evs[i, EV.TYPE] = typ
-    evs[i, EV.ROUND] = rnd
-    evs[i, EV.SEAT] = seat
-    evs[i, EV.A] = a
-    evs[i, EV.B] = b
-    evs[i, EV.C] = c
-    evs[i, EV.D] = d
-    evs[i, EV.OFF] = cnt[TC.PAYLOAD]
-    evs[i, EV.LEN] = 0
-    cnt[TC.EVENTS] = i + 1
-    return i
-
-
-@kernel
-def ev_push(tr, i, value):
-    """Append ``value`` to the payload of event ``i``."""
-    cnt = tr.cnt
-    if i < 0:
-        return
-    j = cnt[TC.PAYLOAD]
-    if j >= tr.pay.shape[0]:
-        cnt[TC.OVERFLOW] = 1
-        return
-    tr.pay[j] = value
-    cnt[TC.PAYLOAD] = j + 1
-    tr.evs[i, EV.LEN] += 1
 
 
 @kernel
@@ -776,19 +737,6 @@ def new_bufs(R):
         np.zeros(HAND_W, dtype=np.int8),
         np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
-    )
-
-
-@jit
-def new_trace(ev_cap, pay_cap):
-    """An event recording (:class:`~sim.loba.layout.Trace`) with room for ``ev_cap`` events
-    and ``pay_cap`` payload entries. Pass it as ``tr`` to :func:`step` /
-    :func:`play_game`; pass ``None`` for no trace (the batch kernel): Numba then compiles every
-    ``if tr is not None`` block away, so batches pay nothing for tracing."""
-    return Trace(
-        np.zeros((ev_cap, EV.SIZE), dtype=np.int32),
-        np.zeros(pay_cap, dtype=np.int16),
-        np.zeros(TC.SIZE, dtype=np.int64),
     )
 
 

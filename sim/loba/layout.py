@@ -134,11 +134,11 @@ PUB = make_enum(
 DEC = make_enum("DEC", ["DRAW", "PLAY", "DISCARD", "REBUY"])
 
 # --- per-game, per-seat and per-round record rows: derived from the tables' declaration ---
-from .schema import GR, RR, RS, RS_LABELS, SR  # noqa: E402, F401  (re-exported for the kernel)
-
 # --- event trace (sim.loba.trace): int32[cap, EV.SIZE] rows + an int16 payload array ---
 # SEAT: -1 when no seat; OFF, LEN: the event's payload in the payload array
-EV = make_enum("EV", ["TYPE", "ROUND", "SEAT", "A", "B", "C", "D", "OFF", "LEN"])
+from ..events import EV, TC, Trace  # noqa: E402, F401  (the shared event layout)
+from .schema import GR, RR, RS, RS_LABELS, SR  # noqa: E402, F401  (re-exported for the kernel)
+
 # Event types (EV.TYPE):
 # DEAL     a=dealer b=upcard; payload: per seat (k, k cards), then the stock top first
 # DRAW     a=DRAW.* b=card
@@ -182,11 +182,6 @@ Scratch.__doc__ = """Per-game scratch arrays: acts int16[MAX_ACTS, A.SIZE] (opti
 policy), plan int16[MAX_CARDS, A.SIZE] (a take's plays), pub int32[PUB.SIZE] (the public view,
 rules filled in), hand int8[HAND_W] and melds int16[MAX_MELDS, M.SIZE] (trial copies), rstat
 int64[MAX_SEATS] (each seat's status in the round being settled, RS.*)."""
-Trace = namedtuple("Trace", ["evs", "pay", "cnt"])
-Trace.__doc__ = """An event recording: evs int32[cap, EV.SIZE], pay int16[payload cap], cnt
-int64[TC.SIZE] counters (TC.EVENTS rows used, TC.PAYLOAD entries used, TC.OVERFLOW set when a
-buffer was full)."""
-TC = make_enum("TC", ["EVENTS", "PAYLOAD", "OVERFLOW"])
 
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..events import recorded
 from ..jit import DISABLED, jit
 from ..rng import seed_game
 from ..rules import RuleSet
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
 from .engine import copy_state, new_bufs, new_state, new_trace, play_game, start_game, step
-from .layout import MAX_CARDS, MAX_SEATS, MELD, N_IDS, PH, RR, ST, TC, G, M, S, SeatFns
+from .layout import MAX_CARDS, MAX_SEATS, MELD, N_IDS, PH, RR, ST, G, M, S, SeatFns
 from .rules import SPEC as RULES
 
 TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game needs more
@@ -312,8 +313,7 @@ class Game:
         """(events, payload, overflowed) recorded so far (copies)."""
         if self.tr is None:
             raise ValueError("This game was not created with trace=True.")
-        evs, pay, cnt = self.tr
-        return evs[: cnt[TC.EVENTS]].copy(), pay[: cnt[TC.PAYLOAD]].copy(), bool(cnt[TC.OVERFLOW])
+        return recorded(self.tr)
 
     @property
     def g(self):

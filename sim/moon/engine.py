@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..events import ev, ev_push, new_trace  # noqa: F401  (new_trace: re-exported)
 from ..jit import jit, kernel
 from ..rng import POLICY_STREAM, below, seed_stream, shuffle, splitmix64
 from .api import N_PARAMS
@@ -31,7 +32,6 @@ from .layout import (
     DEC,
     DOUBLES,
     END,
-    EV,
     HAND_SIZE,
     MAX_ACTS,
     MAX_SEATS,
@@ -97,54 +97,6 @@ def new_bufs(R):
         np.zeros(N_TILES, dtype=np.int64),
         np.zeros(2, dtype=np.uint64),
     )
-
-
-@jit
-def new_trace(ev_cap, pay_cap):
-    """An event trace buffer: events int32[ev_cap, EV.SIZE], payload int16[pay_cap], counters
-    int64[3] (events, payload used, overflow). Pass ``None`` instead for no trace (the batch
-    kernel): Numba then compiles every ``if tr is not None`` block away."""
-    return (
-        np.zeros((ev_cap, EV.SIZE), dtype=np.int32),
-        np.zeros(pay_cap, dtype=np.int16),
-        np.zeros(3, dtype=np.int64),
-    )
-
-
-@kernel
-def ev(tr, typ, hand, seat, a, b, c, d):
-    """Append one event row; returns its index (-1 when full: cnt[2] marks overflow)."""
-    evs, pay, cnt = tr
-    i = cnt[0]
-    if i >= evs.shape[0]:
-        cnt[2] = 1
-        return -1
-    evs[i, EV.TYPE] = typ
-    evs[i, EV.HAND] = hand
-    evs[i, EV.SEAT] = seat
-    evs[i, EV.A] = a
-    evs[i, EV.B] = b
-    evs[i, EV.C] = c
-    evs[i, EV.D] = d
-    evs[i, EV.OFF] = cnt[1]
-    evs[i, EV.LEN] = 0
-    cnt[0] = i + 1
-    return i
-
-
-@kernel
-def ev_push(tr, i, value):
-    """Append ``value`` to the payload of event ``i``."""
-    evs, pay, cnt = tr
-    if i < 0:
-        return
-    j = cnt[1]
-    if j >= pay.shape[0]:
-        cnt[2] = 1
-        return
-    pay[j] = value
-    cnt[1] = j + 1
-    evs[i, EV.LEN] += 1
 
 
 @kernel

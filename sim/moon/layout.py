@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from ..events import EV  # noqa: F401  (the shared event layout: EV.ROUND is the hand number)
 from ..rules import make_enum
 from .rules import RULE
 
@@ -140,9 +141,9 @@ PUB = make_enum(
     },
 )
 
-# --- event trace (sim.moon.trace): int32[cap, EV.SIZE] rows + an int16 payload array ---
+# --- event trace (sim.moon.trace): the shared layout of sim.events (EV.ROUND = the hand) ---
 # SEAT: -1 when no seat; OFF, LEN: the event's payload in the payload array
-EV = make_enum("EV", ["TYPE", "HAND", "SEAT", "A", "B", "C", "D", "OFF", "LEN"])
+
 # Event types (EV.TYPE):
 # START    a=first bidder of the game
 # DEAL     seat=opener; payload: seat 0's 7 tiles, seat 1's, seat 2's, then the widow

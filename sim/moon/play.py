@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..events import recorded
 from .batch import resolve_rules, seat_label, seat_list, seat_tables
 from .engine import new_bufs, new_state, new_trace, play_game, seed_streams, start_game, step
 from .layout import HAND_SIZE, MAX_SEATS, N_TILES, PH, G, S
@@ -165,8 +166,7 @@ class Game:
         """(events, payload, overflowed) of the recorded trace."""
         if self.tr is None:
             raise ValueError("This game was created without trace=True.")
-        evs, pay, cnt = self.tr
-        return evs[: cnt[0]], pay[: cnt[1]], bool(cnt[2])
+        return recorded(self.tr)
 
     def events(self) -> list[dict]:
         """The recorded events as JSON-ready dicts (:mod:`.trace`)."""

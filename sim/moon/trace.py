@@ -46,7 +46,7 @@ def decode_arrays(evs, pay, meta: dict) -> list[dict]:
     out: list[dict] = []
     for row in evs:
         typ = int(row[EV.TYPE])
-        h = int(row[EV.HAND])
+        h = int(row[EV.ROUND])
         q = int(row[EV.SEAT])
         a, b, c = int(row[EV.A]), int(row[EV.B]), int(row[EV.C])
         p = [int(x) for x in pay[int(row[EV.OFF]) : int(row[EV.OFF]) + int(row[EV.LEN])]]
