@@ -20,25 +20,19 @@ SUMMARY_SCHEMA = {
     "unit": pl.String,
 }
 
-UNITS = {
+UNITS = {  # of the figures every game's summary has; the game's own come from its spec
     "games": "games",
     "unfinished": "games",
     "elapsed_seconds": "s",
     "games_per_second": "games/s",
-    "one_turn_bonus_rate": "share",
-    "void_rounds": "rounds",
-    "mean_rounds": "rounds",
-    "mean_turns": "turns",
-    "rebuys_per_game": "rebuys",
-    "mean_pot": "stakes",
 }
 
 
-def summary_frame(summary: dict) -> pl.DataFrame:
+def summary_frame(summary: dict, units: dict | None = None) -> pl.DataFrame:
     """A run's summary dict (:meth:`sim.results.Results.summary_dict`) as one row per figure:
     ``figure, seat, policy, value, ci_low, ci_high, unit`` — the run's figures first (games,
     time, the game's own headline figures), then each seat's win share with its 95% Wilson
-    interval (``figure == "win share"``)."""
+    interval (``figure == "win share"``). ``units``: the game's figures' units."""
     rows = []
     for k, v in summary.items():
         if k == "seats" or isinstance(v, dict | list):
@@ -51,7 +45,7 @@ def summary_frame(summary: dict) -> pl.DataFrame:
                 "value": float(v),
                 "ci_low": None,
                 "ci_high": None,
-                "unit": UNITS.get(k, ""),
+                "unit": {**UNITS, **(units or {})}.get(k, ""),
             }
         )
     for s in summary.get("seats", []):

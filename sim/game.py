@@ -33,12 +33,13 @@ class Summary:
 
     ``sums``: total name -> (table, column) summed over the run; ``figures(totals, n)`` turns
     the totals into the headline figures (a dict, in print order); ``lines(summary)`` words
-    them for the terminal.
+    them for the terminal; ``units``: each figure's unit.
     """
 
     sums: dict[str, tuple[str, str]]
     figures: Callable[[dict, int], dict]
     lines: Callable[[dict], list[str]]
+    units: dict[str, str] = field(default_factory=dict)  # figure -> unit, for tables
 
 
 @dataclass(frozen=True, repr=False)

@@ -170,7 +170,7 @@ class Results:
         95% Wilson interval); the nested dict is :meth:`summary_dict`."""
         from .display import summary_frame
 
-        return summary_frame(self.summary_dict())
+        return summary_frame(self.summary_dict(), self.spec.summary.units)
 
     def _repr_html_(self) -> str:
         from .display import results_html

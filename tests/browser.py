@@ -164,7 +164,11 @@ def load_page(path, timeout: float = 60) -> PageReport:
         raise RuntimeError(
             "No Chromium found: install it (apt-get install chromium) or set LOBA_CHROMIUM."
         )
-    with tempfile.TemporaryDirectory(prefix="loba-chromium-") as profile:
+    # Chromium's helper processes may still write to the profile for a moment after the
+    # browser exits: its removal must not fail the check
+    with tempfile.TemporaryDirectory(
+        prefix="loba-chromium-", ignore_cleanup_errors=True
+    ) as profile:
         proc, ws_url = _start(exe, profile)
         try:
             return asyncio.run(_session(ws_url, Path(path).resolve().as_uri(), timeout))

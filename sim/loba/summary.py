@@ -34,4 +34,12 @@ def lines(s: dict) -> list[str]:
     ]
 
 
-SUMMARY = Summary(SUMS, figures, lines)
+UNITS = {
+    "mean_rounds": "rounds",
+    "mean_turns": "turns",
+    "rebuys_per_game": "rebuys",
+    "one_turn_bonus_rate": "share",
+    "void_rounds": "rounds",
+    "mean_pot": "stakes",
+}
+SUMMARY = Summary(SUMS, figures, lines, UNITS)
