@@ -22,6 +22,7 @@ from .metrics import (
     elimination_hazard,
     first_elimination,
     first_elimination_summary,
+    game_metrics,
     game_shape,
     key_metrics,
     policy_table,
@@ -74,7 +75,11 @@ def summarize(paths, labels=None):
     DataFrame with columns variant, metric, value, ci_low, ci_high, n, unit, kind (``mean``,
     ``share`` or ``test``: a p-value without interval)."""
     rs = load_runs(paths, labels)
-    km = key_metrics(rs.games, rs.seats)
+    spec = rs.runs[0].spec
+    if spec.name == "loba":
+        km = key_metrics(rs.games, rs.seats)
+    else:  # a game whose own metrics the analysis does not know yet: what every game has
+        km = game_metrics(rs.games, rs.seats, spec)
     return km.select("variant", "metric", "value", "ci_low", "ci_high", "n", "unit", "kind")
 
 

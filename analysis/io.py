@@ -228,6 +228,13 @@ class Run:
     n_games: int
 
     @property
+    def spec(self):
+        """The run's game (:class:`sim.game.GameSpec`; runs from before Moon: Loba)."""
+        from sim.games import get_game
+
+        return get_game(self.manifest.get("game"))
+
+    @property
     def rules_id(self) -> str:
         """The canonical id (``loba:pagat``), also for runs written before ids named their
         game (``pagat``)."""
@@ -379,6 +386,12 @@ def load_runs(
     if not paths:
         raise AnalysisError("Give at least one run directory.")
     runs = [load_run(p, verify, skip_damaged) for p in paths]
+    games = {r.spec.name for r in runs}
+    if len(games) > 1:
+        raise AnalysisError(
+            f"The runs are of different games ({', '.join(sorted(games))}); analyse each game's"
+            " runs on their own."
+        )
     if labels is not None and len(labels) != len(runs):
         raise AnalysisError(f"Give one label per run directory ({len(runs)}), not {len(labels)}.")
     seatings = {tuple(r.seat_labels) for r in runs}

@@ -746,3 +746,47 @@ def key_metrics(games, seats, level: float = LEVEL) -> pl.DataFrame:
         "_m", maintain_order=True
     )
     return _order(df.drop("_m"), _variants(_prep(games)))
+
+
+def game_metrics(games, seats, spec, level: float = LEVEL) -> pl.DataFrame:
+    """The figures any game's run has, from its table declaration alone (for games whose own
+    metrics the analysis does not know yet, e.g. Three-Player Moon): the unfinished share,
+    each seat's win share with a Wilson interval and the chi-square test of equal seats, and
+    the mean of every count column (int16-int64: int8 columns are seats, places and flags) of
+    the games and seats tables with a t interval. Same columns as :func:`key_metrics`."""
+    g = collect(_prep(games), "the games table")
+    s = collect(_prep(seats), "the seats table")
+    counts = {
+        t.name: [
+            c.name
+            for c in t.columns
+            if c.from_kernel and c.dtype in ("int16", "int32", "int64") and c.null_below is None
+        ]
+        for t in spec.main_tables
+    }
+    rows = []
+    for v in _variants(_lazy(g)):
+        gv = g.filter(pl.col("variant") == v)
+        n = gv.height
+        done = gv.filter(pl.col("winner").is_not_null())
+        rows.append(_share_row(v, M_UNFINISHED, "share", n - done.height, n, level))
+        n_seats = int(gv["n_players"].max() or 0)
+        wins = [int((done["winner"] == q).sum()) for q in range(n_seats)]
+        for q, k in enumerate(wins):
+            rows.append(
+                _share_row(v, f"win share, seat {q}", "share", k, done.height, level, 1 / n_seats)
+            )
+        if done.height and n_seats > 1:
+            rows.append(
+                {
+                    "variant": v, "metric": M_SEAT_P, "unit": "p", "kind": "test",
+                    "value": chisquare_equal(wins)[1], "ci_low": None, "ci_high": None,
+                    "n": done.height, "k": None, "sd": None, "reference": None,
+                }
+            )  # fmt: skip
+        for name, frame in (("games", gv), ("seats", s.filter(pl.col("variant") == v))):
+            for c in counts.get(name, []):
+                x = frame[c].cast(pl.Float64)
+                per = "per game" if name == "games" else "per seat and game"
+                rows.append(_mean_row(v, f"{c} {per}", c, x.mean(), x.std() or 0.0, x.len(), level))
+    return pl.DataFrame(rows, infer_schema_length=None)

@@ -70,3 +70,18 @@ def test_moon_runs_through_the_same_commands(capsys, tmp_path):
     assert code == 0 and out.strip() == "ok"
     code, _, err = run(capsys, "simulate", "--game", "moon", "--seats", "count,count")
     assert code == 2 and "exactly 3 players" in err
+
+
+def test_summarize_reads_a_moon_run_and_refuses_mixing_games(capsys, tmp_path):
+    moon, loba = tmp_path / "moon", tmp_path / "loba"
+    assert run(capsys, "simulate", "--game", "moon", "--games", "200", "--out", moon)[0] == 0
+    assert (
+        run(capsys, "simulate", "--games", "50", "--seats", "greedy,greedy", "--out", loba)[0] == 0
+    )
+    code, out, err = run(capsys, "summarize", moon, "--format", "json")
+    assert code == 0, err
+    rows = {r["metric"]: r for r in json.loads(out)}
+    shares = [rows[f"win share, seat {q}"]["value"] for q in range(3)]
+    assert abs(sum(shares) - 1) < 1e-9 and rows["hands per game"]["value"] >= 1
+    code, _, err = run(capsys, "summarize", moon, loba)
+    assert code == 2 and "different games" in err
