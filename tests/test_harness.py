@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import local_dask_cluster
 
 from sim import testing
 from sim.games import game_names, get_game
@@ -47,17 +48,8 @@ def test_readme_tables_are_the_declared_tables():
 @pytest.fixture(scope="module")
 def cluster():
     """One Dask worker process shared by every game's backend check."""
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        silence_logs=50,
-    ) as c:
-        yield c.scheduler_address
+    with local_dask_cluster(1) as address:
+        yield address
 
 
 @pytest.mark.parametrize("game", game_names())

@@ -8,6 +8,7 @@ import socket
 
 import psutil
 import pytest
+from conftest import local_dask_cluster
 from runs_util import ROOT, assert_same_run, manifest, run_cli
 
 import sim.dask_backend
@@ -20,17 +21,8 @@ RUN = ["--seats", SEATS, "--games", 600, "--seed", 5, "--rounds", "--chunk-size"
 @pytest.fixture(scope="module")
 def cluster():
     """Two worker processes, one thread each, like the default local cluster of the backend."""
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        silence_logs=50,
-    ) as c:
-        yield c.scheduler_address
+    with local_dask_cluster(2) as address:
+        yield address
 
 
 @pytest.fixture(autouse=True)

@@ -41,7 +41,7 @@ from typing import Any
 
 from numba import types
 
-from ..jit import DISABLED
+from ..policies.api import compiled
 
 N_PARAMS = 8  # a seat's parameter row: the policy's own, in its dict's order
 DECISIONS = ("bid", "trump", "play")  # decision kinds, in the order of a seat's function tuple
@@ -58,19 +58,8 @@ DECIDE_SIG = types.int64(
 
 
 def compiled_moon(fn):
-    """``fn`` compiled for :data:`DECIDE_SIG` and closed to other signatures (one entry point
-    per function, as the kernel's function tuples need). ``TypeError`` if ``fn`` is not a
-    ``@decision`` function."""
-    if DISABLED:
-        return fn
-    if not hasattr(fn, "compile") or not hasattr(fn, "disable_compile"):
-        raise TypeError(f"{fn!r} is not a @decision function.")
-    if fn._can_compile:
-        fn.compile(DECIDE_SIG)
-        fn.disable_compile()
-    if DECIDE_SIG.args not in fn.overloads or len(fn.overloads) != 1:
-        raise TypeError(f"{fn.__name__} is not compiled for the Moon decision signature alone.")
-    return fn
+    """``fn`` compiled for :data:`DECIDE_SIG` alone (:func:`sim.policies.api.compiled`)."""
+    return compiled(fn, DECIDE_SIG)
 
 
 @dataclass(frozen=True)
