@@ -138,6 +138,34 @@ def cli():
     Moon. The rules the tool implements: docs/rules.md."""
 
 
+COMPILE_NOTICE = "compiling the game kernel (first run only, about 30 s)..."
+COMPILE_NOTICE_NO_CACHE = "compiling the game kernel (about 30 s; the kernel cache is off)..."
+
+
+def _compile_notice(cached: bool, cache_on: bool = True, quiet: bool = False) -> str | None:
+    """Say on stderr, in one plain line, that the kernel is about to compile (before it does):
+    a first run is otherwise 30 s of silence. Returns the line printed, if any."""
+    if cached or quiet:
+        return None
+    text = COMPILE_NOTICE if cache_on else COMPILE_NOTICE_NO_CACHE
+    click.echo(text, err=True)
+    return text
+
+
+def _announce_compile(game: str | None = None, quiet: bool = False) -> None:
+    """:func:`_compile_notice` for the kernel of ``game`` (checked cheaply, nothing compiled)."""
+    from sim import jit
+
+    _compile_notice(jit.kernel_cached(get_game(game).play_batch), jit.CACHE, quiet)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _table(rows, head) -> list[str]:
     w = [max([len(str(h))] + [len(str(r[i])) for r in rows]) for i, h in enumerate(head)]
     out = ["  ".join(str(h).ljust(w[i]) for i, h in enumerate(head)).rstrip()]
@@ -149,10 +177,24 @@ def _table(rows, head) -> list[str]:
 @click.argument("preset", required=False)
 @set_option
 @game_option
-def rules_cmd(preset, sets, game):
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="A readable table, or JSON: the rules id and one record per knob.",
+)
+def rules_cmd(preset, sets, game, fmt):
     """Print every rule knob: value, default, rule id, allowed values and meaning
     (* marks a value that differs from the default)."""
     rules = _rules(preset, sets, game)
+    if fmt == "json":
+        keys = ("knob", "value", "default", "rule", "allowed", "meaning")
+        knobs = [dict(zip(keys, row, strict=True)) for row in rules.describe()]
+        report = {"game": rules.game, "rules_id": rules.id, "knobs": knobs}
+        click.echo(json.dumps(report, indent=2))
+        return
     rows = [
         (k, v + (" *" if v != d else ""), d, r, alt, meaning)
         for k, v, d, r, alt, meaning in rules.describe()
@@ -273,13 +315,25 @@ def _params(obj) -> str:
 @cli.command("check-meld", epilog=EXAMPLES["check-meld"])
 @rules_option
 @set_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help='text: "valid: ..." or "invalid: ..."; json: {"valid", "text", "cards", "rules_id"}.',
+)
 @click.argument("cards", nargs=-1, required=True)
-def check_meld_cmd(preset, sets, cards):
+def check_meld_cmd(preset, sets, fmt, cards):
     """Judge CARDS as a new Loba meld laid down from hand (exit 0 valid, 1 invalid)."""
     spec = get_game("loba")
     rules = _rules(preset, sets, "loba")
     ok, text = spec.tools["check_meld"](list(cards), rules)
-    click.echo(("valid: " if ok else "invalid: ") + text)
+    if fmt == "json":
+        report = {"valid": bool(ok), "text": text, "cards": list(cards), "rules_id": rules.id}
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(("valid: " if ok else "invalid: ") + text)
     sys.exit(0 if ok else 1)
 
 
@@ -392,19 +446,35 @@ def simulate_cmd(
                 raise click.UsageError(
                     f"--resume takes the run's settings from its manifest; leave out {flag}."
                 )
-        total = RunDir.read(resume_dir).manifest["games"]
+        manifest = RunDir.read(resume_dir).manifest
+        run_game = manifest.get("game")
     else:
-        from sim.runner import check_run
+        from sim.runner import _check_backend, check_run
 
         rules = _rules(preset, sets, game)
-        _, rules, seat_list = check_run(rules, seats, games, seed)
+        spec, rules, seat_list = check_run(rules, seats, games, seed)
+        _check_backend(backend, scheduler, workers, chunk_size, threads)
         if out_dir is not None:
             from sim.results import check_out_dir
 
             check_out_dir(out_dir, overwrite)
-        total = games
+        else:
+            for flag, given in (("--rounds", record_rounds), ("--overwrite", overwrite)):
+                if given:
+                    click.echo(
+                        f"Warning: {flag} has no effect without --out: "
+                        + (
+                            "rounds are recorded only in a run directory."
+                            if flag == "--rounds"
+                            else "nothing is written."
+                        ),
+                        err=True,
+                    )
+        run_game = spec.name
+    if scheduler is None:  # a remote cluster compiles on its workers, with their own cache
+        _announce_compile(run_game, quiet)
     bar = None
-    show_bar = not quiet and isinstance(total, int) and total >= 50000
+    show_bar = not quiet and _stderr_is_terminal()  # a pipe or log gets no bar at all
 
     def progress(done, total):
         nonlocal bar
@@ -462,7 +532,13 @@ def simulate_cmd(
         return
     s = rep.summary
     if as_json:
-        click.echo(json.dumps({**s, "backend": rep.backend}, indent=2))
+        head = {
+            "game": rep.game,
+            "rules_id": rep.rules_id,
+            "seat_labels": list(rep.seat_labels),  # "seats" is the summary's per-seat table
+            "seed": rep.seed,
+        }
+        click.echo(json.dumps({**head, **s, "backend": rep.backend}, indent=2))
         return
     spec = get_game(rep.game)
     b = rep.backend
@@ -496,14 +572,34 @@ def simulate_cmd(
 @seats_option
 @rules_option
 @set_option
-def bench_cmd(games, game, seats, preset, sets):
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the report lines; json: game, rules id, seats, games and those lines.",
+)
+def bench_cmd(games, game, seats, preset, sets, fmt):
     """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
     from sim.runner import check_run
 
     if isinstance(games, bool) or games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
     spec, rules, seat_list = check_run(_rules(preset, sets, game), seats, games, 0)
-    for line in spec.bench(rules, seat_list, games):
+    _announce_compile(spec.name)
+    lines = spec.bench(rules, seat_list, games)
+    if fmt == "json":
+        report = {
+            "game": spec.name,
+            "rules_id": rules.id,
+            "seats": [s.label for s in seat_list],
+            "games": games,
+            "report": list(lines),
+        }
+        click.echo(json.dumps(report, indent=2))
+        return
+    for line in lines:
         click.echo(line)
 
 
@@ -519,25 +615,61 @@ def bench_cmd(games, game, seats, preset, sets):
 @rules_option
 @set_option
 @seats_option
-@click.option("--seed", required=True, type=int, help="The run's seed.")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="The run's seed (with --position: orders"
+    " the stock cards the file does not name; default 0).",
+)
 @click.option(
     "--index", "index", type=int, default=None, help="Game index within the run (0 = first)."
+)
+@click.option(
+    "--position",
+    "position",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Play on from a Loba position file (docs/positions.md) instead.",
+)
+@click.option(
+    "--to-game-end",
+    "to_end",
+    is_flag=True,
+    help="With --position: play to the end of the game, not of the round.",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True
 )
 @click.option("--round", "only_round", type=int, default=None, help="Show one round only.")
-def replay_cmd(game, preset, sets, seats, seed, index, fmt, only_round):
+def replay_cmd(game, preset, sets, seats, seed, index, position, to_end, fmt, only_round):
     """Play game INDEX of a run again and show every move (text) or every event (jsonl)."""
     from sim.trace import replay, to_jsonl, to_text
 
+    if position is not None:
+        if index is not None or game not in (None, "loba") or preset or sets:
+            raise click.UsageError(
+                "--position replays a position file (its rules are in it): leave out"
+                " --index, --game, --rules and --set."
+            )
+        events = get_game("loba").tools["replay_position"](position, seats, seed or 0, to_end)
+        click.echo(to_jsonl(events) if fmt == "jsonl" else to_text(events, only_round), nl=False)
+        return
     if game is not None and game.strip().lstrip("-").isdigit():
         if index is not None:
             raise click.UsageError("Give the game index once: --index N.")
         game, index = None, int(game)
     if index is None:
         raise click.UsageError("Which game? Give its index in the run: --index N.")
+    if seed is None:
+        raise click.UsageError("Give the run's seed: --seed S.")
     rules = _rules(preset, sets, game)
+    from sim.runner import check_run
+    from sim.trace import check_index
+
+    spec, _, _ = check_run(rules, seats, 1, seed, game)  # bad input fails before the notice
+    check_index(index)
+    _announce_compile(spec.name)
     events = replay(rules, seats, seed=seed, game=index)
     if only_round is not None and not any(e.get("round") == only_round for e in events):
         raise ValueError(f"Game {index} has no round {only_round}.")
@@ -992,6 +1124,10 @@ def rebuy_value_cmd(
             )
     if out_dir is not None:
         check_out_dir(out_dir)
+    from sim.runner import check_run
+
+    check_run(rules, seats, 1, seed)  # bad seats or seed fail before the compile notice
+    _announce_compile("loba")
     if mode == "policy":
         n = 20000 if games is None else games
         res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir)

@@ -8,6 +8,10 @@ Pure functions over polars frames of run directories::
     analysis.key_metrics(runs.games, runs.seats)              # tidy polars DataFrame
     analysis.elimination_hazard(runs.games, runs.seats).to_pandas()
 
+Three-Player Moon runs (``analysis.moon``): ``moon_metrics(runs.games, runs.seats, runs.rounds)``
+(``rounds`` is Moon's hands table), ``bid_success``, ``moon_rates``, ``widow_value``,
+``first_bidder_advantage``, ``hands_per_game``, ``all_pass_rate``.
+
 Plots (``analysis.plots``) and the report (``analysis.report``) import matplotlib; they are
 loaded on first use.
 """
@@ -32,6 +36,15 @@ from .metrics import (
     skill_gap,
     survival,
 )
+from .moon import (
+    all_pass_rate,
+    bid_success,
+    first_bidder_advantage,
+    hands_per_game,
+    moon_metrics,
+    moon_rates,
+    widow_value,
+)
 from .rebuy import (
     paired_rebuy_value,
     rebuy_value_policy,
@@ -45,16 +58,23 @@ __all__ = [
     "IncompleteRunWarning",
     "Run",
     "RunSet",
+    "all_pass_rate",
+    "bid_success",
     "bust_hazard",
     "compare",
     "compare_runs",
     "elimination_hazard",
     "first_elimination",
+    "first_bidder_advantage",
     "first_elimination_summary",
+    "game_metrics",
     "game_shape",
+    "hands_per_game",
     "key_metrics",
     "load_run",
     "load_runs",
+    "moon_metrics",
+    "moon_rates",
     "paired_rebuy_value",
     "policy_table",
     "rebuy_outcomes",
@@ -67,17 +87,22 @@ __all__ = [
     "summarize",
     "survival",
     "tabulate_state_value",
+    "widow_value",
 ]
 
 
 def summarize(paths, labels=None):
-    """The key metrics of one or more run directories (see :func:`key_metrics`), as a tidy
-    DataFrame with columns variant, metric, value, ci_low, ci_high, n, unit, kind (``mean``,
-    ``share`` or ``test``: a p-value without interval)."""
+    """The key metrics of one or more run directories (see :func:`key_metrics`; Moon runs:
+    :func:`moon_metrics`, with the hands table's figures when every run recorded it), as a
+    tidy DataFrame with columns variant, metric, value, ci_low, ci_high, n, unit, kind
+    (``mean``, ``share`` or ``test``: a p-value without interval)."""
     rs = load_runs(paths, labels)
     spec = rs.runs[0].spec
     if spec.name == "loba":
         km = key_metrics(rs.games, rs.seats)
+    elif spec.name == "moon":
+        every = all(r.rounds is not None for r in rs.runs)
+        km = moon_metrics(rs.games, rs.seats, rs.rounds if every else None)
     else:  # a game whose own metrics the analysis does not know yet: what every game has
         km = game_metrics(rs.games, rs.seats, spec)
     return km.select("variant", "metric", "value", "ci_low", "ci_high", "n", "unit", "kind")

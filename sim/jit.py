@@ -128,3 +128,42 @@ def kernel(*args, **kwargs):
     if len(args) == 1 and callable(args[0]) and not kwargs:
         return jit(alloc=False)(args[0])
     return jit(*args, alloc=False, **kwargs)
+
+
+def _index_files(fn) -> list[str]:
+    """The Numba index files of ``fn`` (a dispatcher) or of the dispatchers a plain Python
+    entry function (a game's ``play_batch``) calls by name; empty when none is known."""
+    fns = [fn]
+    if not hasattr(fn, "_cache") and hasattr(fn, "__code__"):
+        g = getattr(fn, "__globals__", {})
+        fns = [g[n] for n in fn.__code__.co_names if hasattr(g.get(n), "_cache")]
+    paths = []
+    for f in fns:
+        try:
+            paths.append(f._cache._cache_file._index_path)  # Numba internals: best effort
+        except AttributeError:
+            pass
+    return paths
+
+
+def kernel_cached(fn=None) -> bool:
+    """Whether compiled code is already on disk, so a run starts without compiling.
+
+    Cheap (no compiling): given ``fn`` (a dispatcher, or a plain entry such as a game's
+    ``play_batch``, whose called dispatchers are looked at), whether their Numba index files
+    (``*.nbi``) exist in this source version's cache folder; without ``fn``, or when none can
+    be found, whether that folder holds any index file. False when the on-disk cache is off
+    (every process compiles); True under ``NUMBA_DISABLE_JIT`` (nothing compiles).
+    """
+    if DISABLED:
+        return True
+    if not CACHE:
+        return False
+    try:
+        paths = _index_files(fn) if fn is not None else []
+        if paths:
+            return all(os.path.exists(p) for p in paths)
+        root = Path(numba.config.CACHE_DIR or _source_cache_dir())
+        return any(root.rglob("*.nbi"))
+    except OSError:
+        return False

@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from sim.loba import moves
-from sim.loba.cards import parse_cards
-from sim.loba.layout import EV, MELD, PH, E, G, M, S
+from sim.loba.cards import card_str, parse_cards
+from sim.loba.layout import EV, MELD, E, M
 from sim.loba.play import Game
+from sim.loba.position import load_position
 from sim.rules import make_rules
 
 
@@ -54,43 +55,38 @@ def table(
     seed=0,
     trace=False,
 ) -> Game:
-    """A game in the middle of round 1 with exactly the given cards in play.
+    """A game in the middle of round 1 with exactly the given cards in play, set up through
+    the position loader (:func:`sim.loba.position.load_position`, a partial position).
 
     ``pile`` bottom..top; ``stock`` top first; ``melds`` a list of card lists (owner 0);
     ``melded``/``placed``: seats that have put down a meld / any card this round.
     ``trace=True`` records the kernel's events from here on (read them with :func:`events`).
     """
     rules = rules or make_rules()
-    g = Game(rules, seats, seed=seed, first_dealer=dealer, trace=trace)
-    st = g.st
-    st.g[G.ROUND] = 1
-    st.g[G.PHASE] = PH.TURN
-    st.g[G.DEALER] = dealer
-    st.g[G.CUR] = (dealer + 1) % g.n if current is None else current
-    st.hands[:, :] = 0
-    for q, h in enumerate(hands):
-        for c in ids(h):
-            st.hands[q, c] += 1
-        st.s[q, S.HAND_N] = len(ids(h)) if h else 0
-    for i, m in enumerate(melds):
-        meld_row(st.melds[i], m, rules)
-    st.g[G.NMELDS] = len(melds)
-    p = ids(pile) if pile else []
-    st.pile[:] = -1
-    st.pile[: len(p)] = p
-    st.g[G.PILE_N] = len(p)
-    s_ = ids(stock) if stock else []
-    st.stock[: len(s_)] = s_[::-1]
-    st.g[G.STOCK_N] = len(s_)
-    for q in melded:
-        st.s[q, S.MELDED] = 1
-        st.s[q, S.PLACED] = 1
-    for q in placed:
-        st.s[q, S.PLACED] = 1
-    for q, v in enumerate(scores or []):
-        st.s[q, S.SCORE] = v
-    for q, v in enumerate(rebuys or []):
-        st.s[q, S.REBUYS] = v
+    seat_list = seats.split(",") if isinstance(seats, str) else list(seats)
+    n = len(seat_list)
+
+    def text(cards) -> str:
+        return " ".join(card_str(c) for c in ids(cards)) if cards else ""
+
+    pos = load_position(
+        {
+            "partial": True,  # only these cards are in play (sim/loba/position.py)
+            "seats": seat_list,
+            "dealer": dealer,
+            "to_move": (dealer + 1) % n if current is None else current,
+            "hands": [text(hands[q]) if q < len(hands) else "" for q in range(n)],
+            "table": [{"cards": text(m), "owner": 0} for m in melds],
+            "melded": list(melded),
+            "placed": list(placed),
+            "pile": text(pile),
+            "stock": text(stock),
+            "scores": list(scores) if scores else None,
+            "rebuys": list(rebuys) if rebuys else None,
+        },
+        rules=rules,
+    )
+    g = pos.game(seed=seed, trace=trace)
     return g
 
 

@@ -51,12 +51,12 @@ def test_a15_not_all_four_variant():
     assert not check_meld(["KS", "KH", "KD", "KC"], classic)[0]
     g = table(
         classic,
-        hands=[DEAD, ["KS", "KC", "2D", "5C", "8H", "JD", "3S", "7C", "QD"]],
+        hands=[DEAD, ["KS", "4D", "2D", "5C", "8H", "JD", "3S", "7C", "QD"]],
         melds=[["KC", "KC", "KD"]],
         melded=[1],
         current=1,
     )
-    assert layoff_cards(g, 1) == [C("KS")]  # KS makes three suits; KC would be a third club
+    assert layoff_cards(g, 1) == [C("KS")]  # KS makes three suits, not all four
 
 
 def test_a16_escalera_rules():

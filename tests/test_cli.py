@@ -260,3 +260,91 @@ def test_help_shows_examples_environment_and_the_seat_grammar(capsys):
     assert "LOBA_CACHE_DIR" in out and "_LOBA_COMPLETE=bash_source loba" in out
     code, out, _ = run(capsys, "simulate", "--help")
     assert "POLICY[:param=value...][+rebuy=RULE[:param=value]]" in " ".join(out.split())
+
+
+def test_kernel_cached_looks_for_index_files_without_compiling(tmp_path, monkeypatch):
+    import types
+
+    import numba
+
+    from sim import jit
+
+    monkeypatch.setattr(jit, "CACHE", True)
+    monkeypatch.setattr(jit, "DISABLED", False)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    assert not jit.kernel_cached()  # an empty folder
+    index = tmp_path / "loba_0123" / "kernel.run_games-73.py311.nbi"
+    kernel = types.SimpleNamespace(
+        _cache=types.SimpleNamespace(_cache_file=types.SimpleNamespace(_index_path=str(index)))
+    )
+
+    def play_batch():  # a plain entry: its called dispatchers are looked at
+        return kernel()
+
+    monkeypatch.setitem(play_batch.__globals__, "kernel", kernel)
+    assert not jit.kernel_cached(kernel) and not jit.kernel_cached(play_batch)
+    index.parent.mkdir()
+    index.write_bytes(b"")
+    assert jit.kernel_cached() and jit.kernel_cached(kernel) and jit.kernel_cached(play_batch)
+    monkeypatch.setattr(jit, "CACHE", False)  # no on-disk cache: every process compiles
+    assert not jit.kernel_cached(kernel)
+    monkeypatch.setattr(jit, "DISABLED", True)  # plain Python: nothing compiles
+    assert jit.kernel_cached(kernel)
+
+
+def test_compile_notice_is_one_plain_line_on_stderr(capsys):
+    assert cli._compile_notice(cached=False) == cli.COMPILE_NOTICE
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == cli.COMPILE_NOTICE + "\n" and "\r" not in out.err
+    assert cli.COMPILE_NOTICE == "compiling the game kernel (first run only, about 30 s)..."
+    assert cli._compile_notice(cached=True) is None
+    assert cli._compile_notice(cached=False, quiet=True) is None
+    assert capsys.readouterr().err == ""
+    assert cli._compile_notice(cached=False, cache_on=False) == cli.COMPILE_NOTICE_NO_CACHE
+    assert "first run only" not in capsys.readouterr().err
+
+
+def test_json_outputs_name_game_rules_seats_and_seed(capsys):
+    code, out, err = run(
+        capsys,
+        "simulate",
+        "--games",
+        "20",
+        "--seed",
+        "3",
+        "--seats",
+        "greedy,hold,random",
+        "--json",
+    )
+    d = json.loads(out)
+    assert code == 0 and d["game"] == "loba" and d["rules_id"] == "loba:pagat"
+    assert d["seat_labels"] == ["greedy", "hold", "random"] and d["seed"] == 3
+    assert d["games"] == 20 and len(d["seats"]) == 3
+    assert "games" not in err and "\r" not in err  # no progress bar when stderr is no terminal
+    code, out, _ = run(capsys, "rules", "rami", "--set", "max_rebuys=0", "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and d["game"] == "loba" and d["rules_id"] == "loba:rami(max_rebuys=0)"
+    assert {"knob": "max_rebuys", "value": "0"}.items() <= next(
+        k for k in d["knobs"] if k["knob"] == "max_rebuys"
+    ).items()
+    code, out, _ = run(capsys, "check-meld", "--format", "json", "5s", "6S", "jk")
+    assert code == 0 and json.loads(out) == {
+        "valid": True,
+        "text": "escalera 5S 6S JK(7S)",
+        "cards": ["5s", "6S", "jk"],
+        "rules_id": "loba:pagat",
+    }
+    code, out, _ = run(capsys, "check-meld", "--format", "json", "KS", "KH", "KD", "KC")
+    assert code == 1 and json.loads(out)["valid"] is False
+    code, out, _ = run(capsys, "bench", "--games", "20", "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and d["game"] == "loba" and d["games"] == 20 and len(d["seats"]) == 4
+    assert d["rules_id"] == "loba:pagat" and d["report"][0].startswith("rules loba:pagat")
+
+
+def test_options_that_need_out_warn_and_still_run(capsys):
+    for flag in ("--rounds", "--overwrite"):
+        code, _, err = run(capsys, "simulate", "--games", "10", flag, "--quiet")
+        warn = [line for line in err.splitlines() if line.startswith("Warning:")]
+        assert code == 0 and len(warn) == 1, err
+        assert warn[0].startswith(f"Warning: {flag} has no effect without --out: ")

@@ -14,6 +14,7 @@ SMALL = {
     "01_quickstart.ipynb": {"GAMES": 300},
     "02_rebuy_value.ipynb": {"POLICY_GAMES": 300, "STATE_GAMES": 6, "REPS": 2},
     "03_house_rules.ipynb": {"GAMES": 40, "ELIMINATION": [101, 151], "REBUYS": [0, 2]},
+    "04_moon.ipynb": {"GAMES": 300},
 }
 
 

@@ -138,3 +138,37 @@ def test_a_file_that_is_not_toml_or_missing_is_one_sentence(capsys, tmp_path):
     assert code == 2 and "is not valid TOML" in err
     code, _, err = run(capsys, "moves", tmp_path / "none.toml")
     assert code == 2 and "does not exist" in err
+
+
+def test_a28_the_readme_example_replays_to_a_one_turn_out_and_audits_clean(capsys, tmp_path):
+    from sim.loba.auditor import audit_events
+
+    code, out, _ = run(capsys, "replay", "--position", EXAMPLE, "--seed", "1")
+    assert code == 0 and "from a set-up position" in out
+    assert "seat 0 goes out in one turn (-10 bonus)" in out
+    assert "stops at the end of the round" in out
+    code, out, _ = run(
+        capsys, "replay", "--position", EXAMPLE, "--seed", "4", "--to-game-end", "--format", "jsonl"
+    )
+    events = [json.loads(line) for line in out.splitlines()]
+    assert events[1]["type"] == "position" and events[-1]["type"] == "end"
+    assert audit_events(events) == []
+    trace = tmp_path / "p.jsonl"
+    trace.write_text(out)
+    assert run(capsys, "audit", trace)[:2] == (0, "ok\n")
+
+
+def test_the_seed_orders_only_the_stock_cards_the_file_leaves_open():
+    a = load_position(EXAMPLE, shuffle=1).stock
+    b = load_position(EXAMPLE, shuffle=2).stock
+    assert a[0] == b[0] == parse_card("9H")  # named: stays on top
+    assert a != b and sorted(a) == sorted(b)
+
+
+def test_a_tampered_position_trace_is_caught_by_the_auditor():
+    from sim.loba.auditor import audit_events
+    from sim.loba.trace import replay_position
+
+    events = replay_position(EXAMPLE, seed=1)
+    events[1]["hands"][0].append("KD")  # a 109th card
+    assert any("cards not conserved" in p for p in audit_events(events))

@@ -151,6 +151,38 @@ class Auditor:
         self.census_ok(e)
         self.scores_before = list(self.scores)
 
+    def on_position(self, e):
+        """A trace that starts from a set-up position (``loba replay --position``) instead of
+        a deal: take the table as given, checked like any table (cards conserved, every meld
+        legal), and expect ``to_move`` to play next."""
+        self.round = e["round"]
+        self.dealer = e["dealer"]
+        self.alive = [s != "out" for s in e["status"]]
+        self.scores = list(e["scores"])
+        self.rebuys = list(e["rebuys"])
+        self.paid = [self.rules.stake + k * self.rules.rebuy_cost for k in self.rebuys]
+        self.pot = sum(self.paid)
+        self.hands = [Counter(cid(c) for c in h) for h in e["hands"]]
+        self.pile = [cid(c) for c in e["pile"]]
+        self.stock = [cid(c) for c in e["stock"]][::-1]  # our stock: top = last
+        self.table = []
+        for m in e["table"]:
+            meld, why = self.read_meld(e, m, [cid(c) for c in m["cards"]])
+            if meld is None:
+                return
+            if why:
+                self.fail(e, f"invalid table meld {m['cards']}: {why}")
+            self.table.append(meld)
+        self.melded = [q in e["melded"] for q in range(self.n)]
+        self.placed = [q in e["placed"] for q in range(self.n)]
+        before = [q for q in range(self.n) if self.next_active(q) == e["to_move"]]
+        self.turn_seat = before[0] if before else e["to_move"]
+        self.turn_done = True
+        self.turns = 0
+        self.out_seat = None
+        self.census_ok(e)
+        self.scores_before = list(self.scores)
+
     def on_rebuild(self, e):
         if self.stock:
             self.fail(e, "[A13] the stock is rebuilt while it still has cards")
@@ -216,34 +248,9 @@ class Auditor:
         cards = [cid(c) for c in e["cards"]]
         if not self.hand_take(e, seat, cards):
             return
-        if e["kind"] == "pierna":
-            rank = cards[0] % 13 + 1
-            if any(c == JOKER or c % 13 + 1 != rank for c in cards):
-                self.fail(e, "[A15]/[A17] a pierna of mixed ranks or with a joker")
-                return
-            counts = [sum(1 for c in cards if c // 13 == s) for s in range(4)]
-            meld = oracle.Pierna(rank, tuple(counts))
-            why = oracle.pierna_problem(rank, counts, self.rules)
-        else:
-            stands = e["as"]
-            suit = SUITS.index(stands[0][-1])
-            positions = []
-            for i, s in enumerate(stands):
-                ps = pos_of(s)
-                if len(ps) == 2:  # an ace: low if it starts a run, high if it ends one
-                    ps = [1] if i == 0 and len(stands) > 1 and stands[1][:-1] == "2" else [14]
-                positions.append(ps[0])
-            nat = {p for p, c in zip(positions, e["cards"], strict=True) if c != "JK"}
-            jk = {p for p, c in zip(positions, e["cards"], strict=True) if c == "JK"}
-            for p, c in zip(positions, e["cards"], strict=True):
-                if c != "JK" and c != stands[positions.index(p)]:
-                    self.fail(e, "a natural card listed as another")
-            if any(s[-1] != SUITS[suit] for s in stands):
-                self.fail(e, "[A16] an escalera of mixed suits")
-            meld = oracle.Escalera(suit, frozenset(nat), frozenset(jk))
-            why = oracle.escalera_problem(meld, self.rules)
-            if positions != list(range(positions[0], positions[0] + len(positions))):
-                why = why or "[A16] cards not listed in consecutive order"
+        meld, why = self.read_meld(e, e, cards)
+        if meld is None:
+            return
         if why:
             self.fail(e, f"invalid meld {e['cards']}: {why}")
         if e["meld"] != len(self.table):
@@ -253,6 +260,39 @@ class Auditor:
         for c in cards:
             self.placed_card(seat, c, new_meld=True)
         self.check_not_emptied_by_plays(e, seat)
+
+    def read_meld(self, e, m, cards):
+        """(meld, problem) of a meld ``m`` written as ``kind``, ``cards`` and, for an escalera,
+        ``as`` (the card each stands for), as in a meld event; (None, None) after a failure."""
+        if m["kind"] == "pierna":
+            rank = cards[0] % 13 + 1
+            if any(c == JOKER or c % 13 + 1 != rank for c in cards):
+                self.fail(e, "[A15]/[A17] a pierna of mixed ranks or with a joker")
+                return None, None
+            counts = [sum(1 for c in cards if c // 13 == s) for s in range(4)]
+            meld = oracle.Pierna(rank, tuple(counts))
+            why = oracle.pierna_problem(rank, counts, self.rules)
+        else:
+            stands = m["as"]
+            suit = SUITS.index(stands[0][-1])
+            positions = []
+            for i, s in enumerate(stands):
+                ps = pos_of(s)
+                if len(ps) == 2:  # an ace: low if it starts a run, high if it ends one
+                    ps = [1] if i == 0 and len(stands) > 1 and stands[1][:-1] == "2" else [14]
+                positions.append(ps[0])
+            nat = {p for p, c in zip(positions, m["cards"], strict=True) if c != "JK"}
+            jk = {p for p, c in zip(positions, m["cards"], strict=True) if c == "JK"}
+            for p, c in zip(positions, m["cards"], strict=True):
+                if c != "JK" and c != stands[positions.index(p)]:
+                    self.fail(e, "a natural card listed as another")
+            if any(s[-1] != SUITS[suit] for s in stands):
+                self.fail(e, "[A16] an escalera of mixed suits")
+            meld = oracle.Escalera(suit, frozenset(nat), frozenset(jk))
+            why = oracle.escalera_problem(meld, self.rules)
+            if positions != list(range(positions[0], positions[0] + len(positions))):
+                why = why or "[A16] cards not listed in consecutive order"
+        return meld, why
 
     def check_not_emptied_by_plays(self, e, seat):
         if self.rules.go_out_needs_discard and sum(self.hands[seat].values()) == 0:
@@ -424,6 +464,11 @@ class Auditor:
         self.over = []
         self.expect_dealer = self.next_active(self.dealer)
 
+    def on_stop(self, e):
+        """The trace stops by request at the end of a round (a replay from a position that
+        was not played to the game's end): nothing more to check."""
+        self.ended = True
+
     def on_end(self, e):
         alive = [q for q in range(self.n) if self.alive[q]]
         if e["winner"] is None:
@@ -443,11 +488,11 @@ def audit_events(events) -> list[str]:
     a = Auditor()
     started = False
     for e in events:
-        if e["type"] in ("deal", "end") and started:
-            if e["type"] == "deal" and getattr(a, "out_seat", None) is None:
+        if e["type"] in ("deal", "end", "stop") and started:
+            if e["type"] != "end" and getattr(a, "out_seat", None) is None:
                 a.problems.append(f"round {a.round} ended with nobody out and no void")
             a.after_round()
-        if e["type"] == "deal":
+        if e["type"] in ("deal", "position"):
             started = True
         try:
             a.event(e)

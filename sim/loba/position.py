@@ -23,13 +23,22 @@ A position is a TOML file (or the same keys as a dict, which is how the tests wr
     rebuys = [0, 1, 0]
     status = ["active", "active", "out"]
     taken = "9C"                      # phase "play" only: the discard just taken ([A12])
+    partial = false                   # true: a partial table for a rule check (see below)
 
 :func:`load_position` checks everything on load and names the field of any problem in one
 sentence (:class:`PositionError`): every card of the deck accounted for (no card more often than
 the deck holds it), every table meld legal ([A15]-[A18]), hand sizes a real game can reach
-([A6], [A9]), seats, dealer and statuses consistent. :meth:`Position.game` puts the position into
-the kernel (a :class:`~sim.loba.play.Game`), :func:`moves` lists the options of the seat to move
-at its next decision, in card notation.
+([A6], [A9]), seats, dealer and statuses consistent.
+
+A *partial* position (``partial = true``: what the rule-id tests use to check one rule in
+isolation) names only the cards in play: the cards not named are out of the game, and the
+checks that need the whole deal (hand sizes, a non-empty pile, owners having melded, scores
+below the elimination score, and cards repeated beyond the deck, as when one dead hand
+stands for several seats) are left out; table melds must still be legal.
+
+:meth:`Position.game` puts the position into the kernel (a
+:class:`~sim.loba.play.Game`); :func:`moves` lists the options of the seat to move at its next
+decision, in card notation.
 """
 
 from __future__ import annotations
@@ -43,12 +52,12 @@ import numpy as np
 
 from ..rules import RuleError, RuleSet
 from .cards import JOKER, CardError, card_str, parse_card, position_card, rank_of, suit_of
-from .layout import MAX_ACTS, MAX_MELDS, MELD, PLAY, ST, A, G, M, S
+from .layout import MAX_ACTS, MAX_MELDS, MELD, PH, PLAY, ST, A, G, M, S
 
 PHASES = ("draw", "play", "discard")
 KEYS = (
     "game rules seats dealer to_move phase round hands table melded placed pile stock scores "
-    "rebuys status taken"
+    "rebuys status taken partial"
 ).split()
 _JK = re.compile(r"^JK\((\w+)\)$", re.IGNORECASE)
 
@@ -85,6 +94,7 @@ class Position:
     rebuys: list[int]
     status: list[str]
     taken: int | None = None
+    partial: bool = False
     named_stock: int = 0  # how many stock cards the file named (the rest: canonical order)
     notes: list[str] = field(default_factory=list)
 
@@ -111,9 +121,9 @@ class Position:
         st = g.st
         R = self.rules
         st.g[G.ROUND] = self.round
+        st.g[G.PHASE] = PH.TURN
         st.g[G.DEALER] = self.dealer
         st.g[G.CUR] = self.to_move
-        st.g[G.TURN] = 1
         st.hands[:, :] = 0
         for q, h in enumerate(self.hands):
             for c in h:
@@ -171,9 +181,10 @@ def _positions(m: TableMeld) -> list[int]:
 
 
 # ---------------------------------------------------------------------------- loading
-def load_position(source, rules=None) -> Position:
+def load_position(source, rules=None, shuffle: int | None = None) -> Position:
     """A checked :class:`Position` from a TOML file path, TOML text or a dict of the keys in the
-    module docstring. ``rules``: overrides the file's rules (a RuleSet or id)."""
+    module docstring. ``rules``: overrides the file's rules (a RuleSet or id). ``shuffle``: a
+    seed that orders the stock cards the file does not name (None: canonical order)."""
     if isinstance(source, dict):
         data = dict(source)
         where = "the position"
@@ -189,7 +200,7 @@ def load_position(source, rules=None) -> Position:
             f"{where}: unknown field '{unknown[0]}' (the fields are: {', '.join(KEYS)})."
         )
     try:
-        return _build(data, rules)
+        return _build(data, rules, shuffle)
     except (RuleError, CardError) as e:
         raise PositionError(str(e)) from None
 
@@ -240,7 +251,7 @@ def _seat_set(value, name: str, n: int) -> set[int]:
     return {_int(v, name, 0, n - 1) for v in value}
 
 
-def _build(d: dict, rules_override) -> Position:
+def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
     from ..rules import parse_rules_id
     from .rules import SPEC
 
@@ -259,6 +270,9 @@ def _build(d: dict, rules_override) -> Position:
             rules = SPEC.make(r.pop("preset", None), **r)
         else:
             rules = parse_rules_id(str(r), "loba")
+    partial = d.get("partial", False)
+    if not isinstance(partial, bool):
+        raise PositionError(f"'partial' takes true or false, not {partial!r}.")
     hands_raw = d.get("hands")
     if not isinstance(hands_raw, list) or not hands_raw:
         raise PositionError('\'hands\' must list every seat\'s cards, e.g. ["5H 6H 7H", ""].')
@@ -299,15 +313,16 @@ def _build(d: dict, rules_override) -> Position:
     owners = {m.owner for m in table}
     melded = _seat_set(d.get("melded", sorted(owners)), "melded", n)
     placed = _seat_set(d.get("placed", sorted(melded)), "placed", n) | melded
-    if not owners <= melded:
+    if not owners <= melded and not partial:
         raise PositionError(
             f"'melded' must include every owner of a table meld (seat {min(owners - melded)})."
         )
     pile = _cards(d.get("pile"), "pile")
-    if not pile:
+    if not pile and not partial:
         raise PositionError("'pile' must hold at least one card (the top discard, [A7]).")
     named_stock = _cards(d.get("stock"), "stock")
-    scores = _ints(d.get("scores"), "scores", n, -(10**6), rules.elimination_score - 1, 0)
+    top = 10**6 if partial else rules.elimination_score - 1
+    scores = _ints(d.get("scores"), "scores", n, -(10**6), top, 0)
     rebuys = _ints(d.get("rebuys"), "rebuys", n, 0, rules.max_rebuys, 0)
     taken = None
     if d.get("taken") is not None:
@@ -328,15 +343,18 @@ def _build(d: dict, rules_override) -> Position:
     ):
         for c in cards:
             seen[c] += 1
-            if seen[c] > deck[c]:
+            if seen[c] > deck[c] and not partial:
                 raise PositionError(
                     f"'{where}' holds one {card_str(c)} too many: the deck has {deck[c]} of it"
                     f" ({int(seen.sum())} cards named so far, {int(deck.sum())} in the deck)"
                     " [A2]."
                 )
-    rest = [c for c in range(53) for _ in range(int(deck[c] - seen[c]))]
+    rest = [] if partial else [c for c in range(53) for _ in range(int(deck[c] - seen[c]))]
+    if shuffle is not None:
+        rest = [rest[k] for k in np.random.default_rng(shuffle).permutation(len(rest))]
     for q, h in enumerate(hands):
-        _check_hand(q, h, status[q], q == to_move, phase, q in placed, rules)
+        if not partial:
+            _check_hand(q, h, status[q], q == to_move, phase, q in placed, rules)
     return Position(
         rules=rules,
         seats=[str(s) for s in seats],
@@ -354,6 +372,7 @@ def _build(d: dict, rules_override) -> Position:
         rebuys=rebuys,
         status=list(status),
         taken=taken,
+        partial=partial,
         named_stock=len(named_stock),
     )
 

@@ -17,7 +17,7 @@ from .position import load_position, moves, moves_text
 from .rules import SPEC as RULES
 from .schema import TABLES
 from .summary import SUMMARY
-from .trace import replay, to_text
+from .trace import replay, replay_position, to_text
 
 
 def play_batch(R, n_players, seed, start, count, fns, params, outs):
@@ -54,5 +54,6 @@ SPEC = GameSpec(
         "load_position": load_position,
         "moves": moves,
         "moves_text": moves_text,
+        "replay_position": replay_position,
     },
 )

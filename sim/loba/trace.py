@@ -48,8 +48,11 @@ def record(rules, seats, seed: int, game: int) -> Game:
         cap *= 4
 
 
-def decode(g: Game) -> list[dict]:
-    """The recorded events of ``g`` as JSON-ready dicts (the schema in the module docstring)."""
+def decode(g: Game, start: list[dict] | None = None, melds0: dict | None = None) -> list[dict]:
+    """The recorded events of ``g`` as JSON-ready dicts (the schema in the module docstring).
+
+    ``start``: events to put right after the header (a ``position`` event); ``melds0``: the
+    table melds already down when recording began (meld id -> the decoder's meld dict)."""
     evs, pay, _ = g.trace_arrays()
     out: list[dict] = [
         {
@@ -63,7 +66,8 @@ def decode(g: Game) -> list[dict]:
             "dealer": g.first_dealer,
         }
     ]
-    melds: dict[int, dict] = {}
+    out += start or []
+    melds: dict[int, dict] = dict(melds0 or {})
     for row in evs:
         t, r, seat = int(row[EV.TYPE]), int(row[EV.ROUND]), int(row[EV.SEAT])
         a, b, c, d = (int(row[k]) for k in (EV.A, EV.B, EV.C, EV.D))
@@ -212,6 +216,26 @@ def to_text(events: list[dict], only_round: int | None = None) -> str:
         if only_round is not None and r is not None and r != only_round:
             continue
         t = e["type"]
+        if t == "position":
+            lines.append("")
+            lines.append(
+                f"== Round {r}, from a set-up position: seat {e['dealer']} dealt, seat"
+                f" {e['to_move']} to move =="
+            )
+            for q, h in enumerate(e["hands"]):
+                if h:
+                    lines.append(f"  {name[q]} holds {' '.join(h)}")
+            for i, m in enumerate(e["table"]):
+                cards = _fmt_meld(m["cards"], m.get("as", m["cards"]))
+                lines.append(f"  on the table, #{i} ({m['kind']}, seat {m['owner']}): {cards}")
+            lines.append(
+                f"  discard pile {' '.join(e['pile'])} (top last); {len(e['stock'])} cards in"
+                " the stock"
+            )
+            continue
+        if t == "stop":
+            lines.append("  (the replay stops at the end of the round)")
+            continue
         if t == "deal":
             lines.append("")
             lines.append(f"== Round {r}: seat {e['dealer']} deals ==")
@@ -268,3 +292,69 @@ def to_text(events: list[dict], only_round: int | None = None) -> str:
                     f"\nSeat {e['winner']} wins the pot of {e['pot']} after {e['rounds']} rounds."
                 )
     return "\n".join(lines) + "\n"
+
+
+def position_event(pos) -> dict:
+    """The ``position`` event that starts a trace replayed from a set-up position: everything
+    on the table, as a deal event would give it (hands, stock top first, pile bottom to top),
+    plus the melds already down, scores, rebuys, statuses and the seat to move."""
+    table = []
+    for m in pos.table:
+        kind = "pierna" if JOKER not in m.cards and len({c % 13 for c in m.cards}) == 1 else None
+        entry = {"kind": kind or "escalera", "cards": [card_str(c) for c in m.cards]}
+        if kind is None:
+            entry["as"] = [card_str(s) for s in m.stands]
+        entry["owner"] = m.owner
+        table.append(entry)
+    return {
+        "type": "position",
+        "round": pos.round,
+        "dealer": pos.dealer,
+        "to_move": pos.to_move,
+        "hands": [[card_str(c) for c in h] for h in pos.hands],
+        "table": table,
+        "melded": sorted(pos.melded),
+        "placed": sorted(pos.placed),
+        "pile": [card_str(c) for c in pos.pile],
+        "stock": [card_str(c) for c in pos.stock],
+        "scores": list(pos.scores),
+        "rebuys": list(pos.rebuys),
+        "status": list(pos.status),
+    }
+
+
+def replay_position(source, seats=None, seed: int = 0, to_game_end: bool = False) -> list[dict]:
+    """Play on from a position file (or dict, :mod:`sim.loba.position`) with the kernel, to the
+    end of the round (a final ``stop`` event) or of the game; returns the trace's events. The
+    stock cards the file names stay on top in that order; ``seed`` orders the rest of the stock
+    and drives the policies and later shuffles."""
+    from .position import load_position
+
+    pos = load_position(source, shuffle=seed)
+    cap = TRACE_EVENTS
+    while True:
+        g = pos.game(seats, seed=seed, trace=cap)
+        melds0 = {}
+        for i, m in enumerate(g.melds()):
+            if m["kind"] == "escalera":
+                melds0[i] = {
+                    "kind": "escalera",
+                    "suit": m["suit"],
+                    "lo": m["lo"],
+                    "hi": m["hi"],
+                    "jokers": set(m["joker_positions"]),
+                }
+            else:
+                counts = [sum(1 for c in m["cards"] if suit_of(c) == s) for s in range(4)]
+                melds0[i] = {"kind": "pierna", "rank": m["rank"], "counts": counts}
+        if to_game_end:
+            g.play()
+        else:
+            g.play_round()
+        if not g.trace_arrays()[2]:
+            break
+        cap *= 4
+    events = decode(g, [position_event(pos)], melds0)
+    if not to_game_end and events[-1]["type"] != "end":
+        events.append({"type": "stop", "round": g.round, "reason": "end of round"})
+    return events

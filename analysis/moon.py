@@ -1,0 +1,469 @@
+"""Three-Player Moon metrics (RULES.md part B) over the ``games`` / ``seats`` / ``hands`` tables.
+
+Pure functions of polars frames, lazy or eager (a :class:`~analysis.io.RunSet`'s tables, where
+``rounds`` is Moon's ``hands`` table, or ``sim.simulate(..., record_rounds=True)``'s
+``.games``/``.seats``/``.hands``), grouped by ``variant`` (a frame without one is the single
+variant ``"run"``). Each returns a small tidy :class:`polars.DataFrame` with 95% intervals:
+Wilson for shares, Student t for means (:mod:`analysis.stats`). Hands of one game are not
+independent draws; the intervals over hands treat them as if they were.
+
+A *played* hand is one that was not redealt ([B4]: all passed, ``redeal`` true); bids, trump,
+widow and tricks exist only for played hands.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from .io import collect
+from .metrics import (
+    _LONG,
+    KEY,
+    M_SEAT_P,
+    M_UNFINISHED,
+    _mean_row,
+    _order,
+    _prep,
+    _share_row,
+    _variants,
+    add_t,
+    add_wilson,
+)
+from .stats import LEVEL, chisquare_equal, wilson
+
+__all__ = [
+    "BIDS",
+    "TRUMP_KINDS",
+    "all_pass_rate",
+    "bid_success",
+    "first_bidder_advantage",
+    "hands_per_game",
+    "moon_metrics",
+    "moon_rates",
+    "widow_value",
+]
+
+BIDS = (4, 5, 6, 7, 21)
+TRUMP_KINDS = ("number", "doubles", "no trump")  # trump codes 0-6, 7, 8 ([B5])
+POSITION_LABELS = ("first bidder", "second bidder", "third bidder")
+
+# metric names of moon_metrics() (stable, like analysis.metrics' M_* names)
+M_HANDS = "hands per game"
+M_REDEALS = "hands redealt (share of hands)"
+M_MADE = "contracts made (share of contracts)"
+M_BID_MADE = "bid {bid} made (share)"
+M_MOON_BID = "moon bid (share of played hands)"
+M_MOON_MADE = "moons made (share of moon bids)"
+M_GAMES_MOON_BID = "games with a moon bid (share)"
+M_GAMES_MOON_MADE = "games with a moon made (share)"
+M_WIDOW_KEPT = "widow kept (share of played hands)"
+M_WIDOW_TRICKS = "bidder's tricks, widow {kept}"
+M_FIRST_BIDDER = "win share of the first bidder"
+M_POSITION_P = "first-bidder positions equal: chi-square p-value"
+M_SEAT_SHARE = "win share, seat {seat}"
+
+
+def _trump_kind() -> pl.Expr:
+    t = pl.col("trump")
+    return (
+        pl.when(t <= 6)
+        .then(pl.lit("number"))
+        .when(t == 7)
+        .then(pl.lit("doubles"))
+        .when(t == 8)
+        .then(pl.lit("no trump"))
+        .otherwise(None)
+    )
+
+
+def _bidder_tricks() -> pl.Expr:
+    b = pl.col("bidder")
+    return (
+        pl.when(b == 0)
+        .then(pl.col("tricks_0"))
+        .when(b == 1)
+        .then(pl.col("tricks_1"))
+        .when(b == 2)
+        .then(pl.col("tricks_2"))
+        .otherwise(None)
+        .cast(pl.Float64)
+    )
+
+
+def _played(hands) -> pl.LazyFrame:
+    return _prep(hands).filter(~pl.col("redeal"))
+
+
+def _test_row(v, metric, p, n) -> dict:
+    return {
+        "variant": v, "metric": metric, "unit": "p", "kind": "test", "value": p,
+        "ci_low": None, "ci_high": None, "n": n, "k": None, "sd": None, "reference": None,
+    }  # fmt: skip
+
+
+# ------------------------------------------------------------------ bids
+def bid_success(hands, level: float = LEVEL) -> pl.DataFrame:
+    """Share of contracts made ([B9]) by bid (4, 5, 6, 7, 21) and by trump kind (a number,
+    doubles, no trump), played hands only, with Wilson intervals.
+
+    One row per variant, ``by`` (``"bid"`` or ``"trump"``) and ``level`` (every bid and kind,
+    also those never seen: ``hands`` 0, share and interval NaN). ``hands`` = contracts of that
+    level, ``made`` = those made, ``share`` = made / hands; ``share_of_hands`` = the level's
+    share of all contracts (sums to 1 over the levels of each ``by``).
+    """
+    p = _played(hands).with_columns(_trump_kind().alias("_kind"))
+    frames = []
+    for by, col, levels in (
+        ("bid", pl.col("bid").cast(pl.Int64).cast(pl.String), [str(b) for b in BIDS]),
+        ("trump", pl.col("_kind"), list(TRUMP_KINDS)),
+    ):
+        agg = collect(
+            p.group_by("variant", col.alias("level")).agg(
+                pl.len().alias("hands"), pl.col("made").sum().cast(pl.Int64).alias("made")
+            )
+        )
+        frames.append((by, levels, agg))
+    variants = _variants(_prep(hands))
+    rows = []
+    for v in variants:
+        for by, levels, agg in frames:
+            a = agg.filter(pl.col("variant") == v)
+            got = {r["level"]: r for r in a.iter_rows(named=True)}
+            total = int(a["hands"].sum())
+            for lv in levels:
+                r = got.get(lv, {"hands": 0, "made": 0})
+                n, k = int(r["hands"]), int(r["made"])
+                rows.append(
+                    {
+                        "variant": v, "by": by, "level": lv, "hands": n, "made": k,
+                        "share": k / n if n else math.nan,
+                        "share_of_hands": n / total if total else math.nan,
+                    }
+                )  # fmt: skip
+    schema = {
+        "variant": pl.String,
+        "by": pl.String,
+        "level": pl.String,
+        "hands": pl.Int64,
+        "made": pl.Int64,
+        "share": pl.Float64,
+        "share_of_hands": pl.Float64,
+    }
+    df = pl.DataFrame(rows, schema=schema)
+    return add_wilson(df, "made", "hands", level).select(
+        "variant", "by", "level", "hands", "made", "share", "ci_low", "ci_high", "share_of_hands"
+    )
+
+
+# ------------------------------------------------------------------ the moon
+def moon_rates(hands, games, level: float = LEVEL) -> pl.DataFrame:
+    """How often the moon is shot (a bid of 21, [B4]) and made (all seven tricks, [B9]).
+
+    Rows (``measure``, with ``per``): ``moon bid`` per played hand, ``moon made`` per moon bid
+    (per ``bid``), ``games with a moon bid`` and ``games with a moon made`` per game, and
+    ``games ended by a moon`` (only with ``moon=instant``) per game; ``k`` of ``n``, ``share``
+    with a Wilson interval. ``hands`` may be None: the per-hand counts then come from the
+    games table's ``hands``, ``redeals``, ``moons_tried`` and ``moons_made`` (the same numbers).
+    """
+    g = _prep(games)
+    gagg = collect(
+        g.group_by("variant").agg(
+            pl.len().alias("games"),
+            (pl.col("hands") - pl.col("redeals")).sum().cast(pl.Int64).alias("played"),
+            pl.col("moons_tried").sum().cast(pl.Int64).alias("tried"),
+            pl.col("moons_made").sum().cast(pl.Int64).alias("mmade"),
+            (pl.col("moons_tried") > 0).sum().cast(pl.Int64).alias("g_tried"),
+            (pl.col("moons_made") > 0).sum().cast(pl.Int64).alias("g_made"),
+            (pl.col("end").cast(pl.String) == "moon").sum().cast(pl.Int64).alias("g_end"),
+        )
+    )
+    if hands is not None:
+        hagg = collect(
+            _played(hands)
+            .group_by("variant")
+            .agg(
+                pl.len().cast(pl.Int64).alias("played"),
+                (pl.col("bid") == 21).sum().cast(pl.Int64).alias("tried"),
+                ((pl.col("bid") == 21) & pl.col("made")).sum().cast(pl.Int64).alias("mmade"),
+            )
+        )
+        gagg = gagg.drop("played", "tried", "mmade").join(hagg, on="variant", how="left")
+        gagg = gagg.with_columns(pl.col("played", "tried", "mmade").fill_null(0))
+    rows = []
+    for r in gagg.iter_rows(named=True):
+        v = r["variant"]
+        for measure, per, k, n in (
+            ("moon bid", "played hand", r["tried"], r["played"]),
+            ("moon made", "moon bid", r["mmade"], r["tried"]),
+            ("games with a moon bid", "game", r["g_tried"], r["games"]),
+            ("games with a moon made", "game", r["g_made"], r["games"]),
+            ("games ended by a moon", "game", r["g_end"], r["games"]),
+        ):
+            rows.append(
+                {"variant": v, "measure": measure, "per": per, "k": int(k), "n": int(n),
+                 "share": k / n if n else math.nan}
+            )  # fmt: skip
+    schema = {
+        "variant": pl.String,
+        "measure": pl.String,
+        "per": pl.String,
+        "k": pl.Int64,
+        "n": pl.Int64,
+        "share": pl.Float64,
+    }
+    df = add_wilson(pl.DataFrame(rows, schema=schema), "k", "n", level)
+    return _order(df, _variants(g))
+
+
+# ------------------------------------------------------------------ the widow
+def widow_value(hands, level: float = LEVEL) -> pl.DataFrame:
+    """How often the bidder keeps the widow ([B5]: lays aside another tile), and the mean
+    number of tricks the bidder takes when it kept vs when it laid the widow aside.
+
+    One row per variant and ``widow`` (``kept`` / ``discarded``), played hands only:
+    ``hands``; ``share`` of the variant's played hands with its Wilson interval
+    (``share_low``/``share_high``; the two shares sum to 1); ``tricks`` = the bidder's mean
+    tricks with ``sd`` and its t interval (``ci_low``/``ci_high``); ``made`` = share of those
+    contracts made.
+
+    Observational, not causal: the bidder chooses after seeing the widow, so hands where it
+    keeps the widow differ from the others in more than the widow (a strong widow tile, a bid
+    already made on a strong hand). The difference in tricks is an association; the value of
+    keeping the widow would need the same hands played both ways.
+    """
+    p = _played(hands).with_columns(
+        _bidder_tricks().alias("_t"),
+        pl.when(pl.col("widow_kept"))
+        .then(pl.lit("kept"))
+        .otherwise(pl.lit("discarded"))
+        .alias("widow"),
+    )
+    agg = collect(
+        p.group_by("variant", "widow").agg(
+            pl.len().cast(pl.Int64).alias("hands"),
+            pl.col("_t").mean().alias("tricks"),
+            pl.col("_t").std().alias("sd"),
+            pl.col("made").cast(pl.Float64).mean().alias("made"),
+        )
+    )
+    rows = []
+    for v in _variants(_prep(hands)):
+        a = agg.filter(pl.col("variant") == v)
+        total = int(a["hands"].sum())
+        got = {r["widow"]: r for r in a.iter_rows(named=True)}
+        for w in ("kept", "discarded"):
+            r = got.get(w, {"hands": 0, "tricks": None, "sd": None, "made": None})
+            lo, hi = wilson(int(r["hands"]), total, level)
+            rows.append(
+                {
+                    "variant": v, "widow": w, "hands": int(r["hands"]),
+                    "share": r["hands"] / total if total else math.nan,
+                    "share_low": lo, "share_high": hi,
+                    "tricks": r["tricks"], "sd": r["sd"], "made": r["made"],
+                }
+            )  # fmt: skip
+    schema = {
+        "variant": pl.String,
+        "widow": pl.String,
+        "hands": pl.Int64,
+        "share": pl.Float64,
+        "share_low": pl.Float64,
+        "share_high": pl.Float64,
+        "tricks": pl.Float64,
+        "sd": pl.Float64,
+        "made": pl.Float64,
+    }
+    df = add_t(pl.DataFrame(rows, schema=schema), "tricks", "sd", "hands", level=level)
+    return df.select(
+        "variant", "widow", "hands", "share", "share_low", "share_high", "tricks", "sd",
+        "ci_low", "ci_high", "made",
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------ seats
+def first_bidder_advantage(games, level: float = LEVEL) -> pl.DataFrame:
+    """Win share by position relative to the game's first bidder ([B4]: drawn at random, then
+    moving one seat clockwise each hand): position 0 the first bidder, 1 the seat on its left
+    (second to bid in the first hand), 2 the third. Finished games only; Wilson intervals
+    against ``expected`` = 1/3; ``chi2``/``p_value``: Pearson's chi-square test that the three
+    positions win equally often (the same on every row of a variant)."""
+    g = _prep(games).filter(pl.col("winner").is_not_null())
+    df = collect(
+        g.with_columns(
+            ((pl.col("winner").cast(pl.Int64) - pl.col("first_bidder").cast(pl.Int64)) % 3).alias(
+                "position"
+            )
+        )
+        .group_by("variant", "position")
+        .agg(pl.len().cast(pl.Int64).alias("wins"))
+    )
+    out = []
+    for v in _variants(_prep(games)):
+        part = df.filter(pl.col("variant") == v)
+        counts = {int(p): int(w) for p, w in zip(part["position"], part["wins"], strict=True)}
+        c = [counts.get(k, 0) for k in range(3)]
+        total = sum(c)
+        chi2, p = chisquare_equal(c)
+        for k in range(3):
+            out.append(
+                {
+                    "variant": v, "position": k, "label": POSITION_LABELS[k], "wins": c[k],
+                    "games": total, "share": c[k] / total if total else math.nan,
+                    "expected": 1 / 3, "chi2": chi2, "p_value": p,
+                }
+            )  # fmt: skip
+    schema = {
+        "variant": pl.String,
+        "position": pl.Int64,
+        "label": pl.String,
+        "wins": pl.Int64,
+        "games": pl.Int64,
+        "share": pl.Float64,
+        "expected": pl.Float64,
+        "chi2": pl.Float64,
+        "p_value": pl.Float64,
+    }
+    df = add_wilson(pl.DataFrame(out, schema=schema), "wins", "games", level)
+    return df.select(
+        "variant", "position", "label", "wins", "games", "share", "ci_low", "ci_high",
+        "expected", "chi2", "p_value",
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------ game length
+def hands_per_game(games, level: float = LEVEL) -> pl.DataFrame:
+    """Mean hands per game with a t interval, with its median and maximum: ``count`` =
+    ``all`` (redealt hands included, [B11]) and ``played`` (redeals left out)."""
+    g = _prep(games).with_columns(
+        pl.col("hands").cast(pl.Float64).alias("all"),
+        (pl.col("hands") - pl.col("redeals")).cast(pl.Float64).alias("played"),
+    )
+    frames = []
+    for c in ("all", "played"):
+        frames.append(
+            collect(
+                g.group_by("variant").agg(
+                    pl.lit(c).alias("count"),
+                    pl.len().cast(pl.Int64).alias("games"),
+                    pl.col(c).mean().alias("mean"),
+                    pl.col(c).std().alias("sd"),
+                    pl.col(c).median().alias("median"),
+                    pl.col(c).max().alias("max"),
+                )
+            )
+        )
+    df = pl.concat(frames).sort("variant", maintain_order=True)
+    df = add_t(df, "mean", "sd", "games", level=level)
+    df = df.select("variant", "count", "games", "mean", "sd", "ci_low", "ci_high", "median", "max")
+    return _order(df, _variants(_prep(games)))
+
+
+def all_pass_rate(hands, level: float = LEVEL) -> pl.DataFrame:
+    """Share of hands redealt because all three passed ([B4], ``all_pass=redeal``; 0 under
+    ``force_last``), with a Wilson interval: ``redeals`` of ``hands`` (every hand dealt)."""
+    h = _prep(hands)
+    df = collect(
+        h.group_by("variant").agg(
+            pl.len().cast(pl.Int64).alias("hands"),
+            pl.col("redeal").sum().cast(pl.Int64).alias("redeals"),
+        )
+    ).with_columns((pl.col("redeals") / pl.col("hands")).alias("share"))
+    return _order(add_wilson(df, "redeals", "hands", level), _variants(h))
+
+
+# ------------------------------------------------------------------ all at once
+def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame:
+    """Moon's headline figures in the long format of :func:`analysis.metrics.key_metrics`
+    (variant, metric, unit, kind, value, ci_low, ci_high, n, k, sd, reference).
+
+    From games and seats alone: hands per game, hands redealt, unfinished games, contracts
+    made (the seats' ``contracts_made`` over ``bids_won``), the moon's rates, the first
+    bidder's win share (reference 1/3) and the test of equal positions from the first bidder,
+    each seat's win share and the test of equal seats. With the ``hands`` table (``--rounds``)
+    also: each bid's success, the share of hands where the widow was kept and the bidder's
+    mean tricks with and without it (observational, see :func:`widow_value`).
+    """
+    g = _prep(games)
+    s = _prep(seats)
+    variants = _variants(g)
+    rows: list[dict] = []
+    hp = hands_per_game(games, level).filter(pl.col("count") == "all")
+    gsum = collect(
+        g.group_by("variant").agg(
+            pl.len().cast(pl.Int64).alias("games"),
+            pl.col("winner").is_null().sum().cast(pl.Int64).alias("unfinished"),
+            pl.col("hands").sum().cast(pl.Int64).alias("hands"),
+            pl.col("redeals").sum().cast(pl.Int64).alias("redeals"),
+        )
+    )
+    ssum = collect(
+        s.join(g.select(KEY), on=KEY, how="semi")
+        .group_by("variant")
+        .agg(
+            pl.col("contracts_made").sum().cast(pl.Int64).alias("made"),
+            pl.col("bids_won").sum().cast(pl.Int64).alias("contracts"),
+        )
+    )
+    moon = moon_rates(hands, games, level)
+    fb = first_bidder_advantage(games, level)
+    winners = collect(
+        g.filter(pl.col("winner").is_not_null())
+        .group_by("variant", pl.col("winner").cast(pl.Int64))
+        .agg(pl.len().cast(pl.Int64).alias("wins"))
+    )
+    bs = bid_success(hands, level) if hands is not None else None
+    wv = widow_value(hands, level) if hands is not None else None
+    for v in variants:
+        r = hp.filter(pl.col("variant") == v).row(0, named=True)
+        rows.append(_mean_row(v, M_HANDS, "hands", r["mean"], r["sd"] or 0.0, r["games"], level))
+        r = gsum.filter(pl.col("variant") == v).row(0, named=True)
+        rows.append(_share_row(v, M_REDEALS, "share", r["redeals"], r["hands"], level))
+        rows.append(_share_row(v, M_UNFINISHED, "share", r["unfinished"], r["games"], level))
+        sr = ssum.filter(pl.col("variant") == v)
+        if sr.height:
+            rows.append(_share_row(v, M_MADE, "share", sr["made"][0], sr["contracts"][0], level))
+        if bs is not None:
+            for b in bs.filter((pl.col("variant") == v) & (pl.col("by") == "bid")).iter_rows(
+                named=True
+            ):
+                if b["hands"]:
+                    m = M_BID_MADE.format(bid=b["level"])
+                    rows.append(_share_row(v, m, "share", b["made"], b["hands"], level))
+        mv = {m["measure"]: m for m in moon.filter(pl.col("variant") == v).iter_rows(named=True)}
+        for name, measure in (
+            (M_MOON_BID, "moon bid"),
+            (M_MOON_MADE, "moon made"),
+            (M_GAMES_MOON_BID, "games with a moon bid"),
+            (M_GAMES_MOON_MADE, "games with a moon made"),
+        ):
+            m = mv[measure]
+            rows.append(_share_row(v, name, "share", m["k"], m["n"], level))
+        if wv is not None:
+            w = {x["widow"]: x for x in wv.filter(pl.col("variant") == v).iter_rows(named=True)}
+            total = w["kept"]["hands"] + w["discarded"]["hands"]
+            rows.append(_share_row(v, M_WIDOW_KEPT, "share", w["kept"]["hands"], total, level))
+            for kept in ("kept", "discarded"):
+                x = w[kept]
+                if x["hands"]:
+                    m = M_WIDOW_TRICKS.format(kept=kept)
+                    rows.append(_mean_row(v, m, "tricks", x["tricks"], x["sd"], x["hands"], level))
+        f = fb.filter(pl.col("variant") == v)
+        if f.height and f["games"][0]:
+            f0 = f.row(0, named=True)
+            rows.append(
+                _share_row(v, M_FIRST_BIDDER, "share", f0["wins"], f0["games"], level, 1 / 3)
+            )
+            rows.append(_test_row(v, M_POSITION_P, f0["p_value"], f0["games"]))
+        w = winners.filter(pl.col("variant") == v)
+        wins = {int(q): int(k) for q, k in zip(w["winner"], w["wins"], strict=True)}
+        c = [wins.get(q, 0) for q in range(3)]
+        done = sum(c)
+        if done:
+            for q in range(3):
+                rows.append(
+                    _share_row(v, M_SEAT_SHARE.format(seat=q), "share", c[q], done, level, 1 / 3)
+                )
+            rows.append(_test_row(v, M_SEAT_P, chisquare_equal(c)[1], done))
+    return _order(pl.DataFrame(rows, schema=_LONG), variants)
