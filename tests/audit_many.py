@@ -1,9 +1,10 @@
-"""The slow audit job: replay and audit many games over every preset x policy x 2-5 players.
+"""The slow audit job: replay and audit many games of one game over every preset x registered
+policy x player count (plus a mixed-seat cell per preset).
 
-    python tests/audit_many.py --games 100000 [--workers 2] [--seed 1]
+    python tests/audit_many.py --games 100000 [--game loba|moon] [--workers 2] [--seed 1]
 
-Games are spread evenly over the 36 (preset, policy, players) cells plus mixed-seat cells;
-prints how many were audited and every violation found (exit 1 if any).
+Every game is replayed with the kernel's event recording on and re-checked by the game's
+independent auditor; prints how many were audited and every violation found (exit 1 if any).
 """
 
 from __future__ import annotations
@@ -12,52 +13,49 @@ import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-from sim.games import get_game
+from sim.games import game_names, get_game
+from sim.testing import cells as harness_cells
 
-sys.path.insert(0, str(Path(__file__).parent))
+MIXED = {  # a cell per preset where seats differ (and, for Loba, rebuy rules)
+    "loba": "greedy+rebuy=never,hold:patience=2,random,greedy+rebuy=if_opponents:k=2",
+    "moon": "count,greedy,random",
+}
 
-LOBA = get_game("loba")
-PRESETS = list(LOBA.rules.presets)  # the registries: a new preset or policy is covered
-POLICIES = list(LOBA.policies)
 
-
-def cells():
-    out = []
-    for preset in PRESETS:
-        for pol in POLICIES:
-            for n in range(LOBA.rules.min_players, LOBA.rules.max_players + 1):
-                out.append((preset, ",".join([pol] * n)))
-        out.append(
-            (preset, "greedy+rebuy=never,hold:patience=2,random,greedy+rebuy=if_opponents:k=2")
-        )
+def cells(game: str) -> list[tuple[str, str]]:
+    spec = get_game(game)
+    out = [(rules.id, seats) for rules, seats in harness_cells(spec)]
+    mixed = MIXED.get(game)
+    if mixed:
+        out += [(spec.rules.make(p).id, mixed) for p in spec.rules.presets]
     return out
 
 
 def work(args):
-    preset, seats, seed, start, count = args
-    from sim.loba import auditor
-    from sim.trace import replay
+    rules_id, seats, seed, start, count = args
+    from sim.runner import check_run
 
+    spec, rules, seat_list = check_run(rules_id, seats, 1, seed)
     bad = []
     for g in range(start, start + count):
-        problems = auditor.audit_events(replay(preset, seats, seed=seed, game=g))
+        problems = spec.audit(spec.replay(rules, seat_list, seed, g))
         if problems:
-            bad.append((preset, seats, seed, g, problems[:3]))
+            bad.append((rules_id, seats, seed, g, problems[:3]))
     return count, bad
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--game", choices=game_names(), default="loba")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    cs = cells()
+    cs = cells(a.game)
     per = max(1, a.games // len(cs))
     block = 250
-    jobs = [(p, s, a.seed, k, min(block, per - k)) for p, s in cs for k in range(0, per, block)]
+    jobs = [(r, s, a.seed, k, min(block, per - k)) for r, s in cs for k in range(0, per, block)]
     t0 = time.time()
     done = 0
     bad = []
@@ -71,7 +69,7 @@ def main() -> int:
                     flush=True,
                 )
     print(
-        f"audited {done} games in {time.time() - t0:.0f} s over {len(cs)} cells: "
+        f"audited {done} {a.game} games in {time.time() - t0:.0f} s over {len(cs)} cells: "
         f"{len(bad)} with violations"
     )
     for b in bad[:20]:
