@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .compare import compare
 from .errors import AnalysisError
-from .io import IncompleteRunWarning, Run, RunSet, load_run, load_runs
+from .io import IncompleteRunWarning, Run, RunSet, load_run, load_runs, require_loba
 from .metrics import (
     bust_hazard,
     elimination_hazard,
@@ -112,6 +112,7 @@ def compare_runs(paths, labels=None, baseline=None):
     """:func:`compare` of run directories; needs at least two variants (rules ids, seatings
     or labels)."""
     rs = load_runs(paths, labels)
+    require_loba(rs.runs[0].spec.name, "'loba compare'")
     if len(rs.variants) < 2:
         raise AnalysisError(
             "compare needs runs of at least two different rule sets or seatings; these all are "

@@ -367,6 +367,18 @@ def _tag(lf: pl.LazyFrame, i: int, variant: str) -> pl.LazyFrame:
     return lf.with_columns(pl.lit(i, dtype=pl.Int32).alias("run"), pl.lit(variant).alias("variant"))
 
 
+def require_loba(game: str, what: str) -> None:
+    """Refuse, in one sentence, an analysis that knows Loba's metrics only (``what``) for runs
+    of another game."""
+    if game != "loba":
+        from sim.games import get_game
+
+        raise AnalysisError(
+            f"{what} knows Loba's metrics only so far; these are {get_game(game).title} runs"
+            " ('loba summarize' reads them)."
+        )
+
+
 def load_runs(
     paths,
     labels: list[str] | None = None,

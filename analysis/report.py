@@ -25,7 +25,7 @@ from . import metrics as M
 from .compare import compare
 from .errors import AnalysisError
 from .family import family_of_tests
-from .io import RunSet, load_runs
+from .io import RunSet, load_runs, require_loba
 
 TEMPLATE = "report.html.j2"
 
@@ -314,6 +314,7 @@ def build_report(
     if outp.exists() and outp.is_dir():
         raise AnalysisError(f"'{outp}' is a directory; give a file name such as report.html.")
     rs = paths if isinstance(paths, RunSet) else load_runs(paths, labels)
+    require_loba(rs.runs[0].spec.name, "'loba report'")
     g, s = rs.games, rs.seats
     variants = rs.variants
     km = M.key_metrics(g, s)

@@ -29,6 +29,7 @@ import polars as pl
 
 from . import metrics as M
 from .errors import AnalysisError
+from .io import require_loba
 from .rebuy import paired_rebuy_value, switch_rebuy
 
 MAX_KNOBS = 2
@@ -59,7 +60,9 @@ def parse_vary(items) -> list[tuple[str, list[str]]]:
 def sweep_cells(preset: str | None, sets: dict, vary) -> list[tuple[dict, object]]:
     """Every cell of the grid as (``{knob: value}``, RuleSet), validated (RuleError on a bad
     knob, value or combination, naming it)."""
-    from sim.rules import make_rules
+    from sim.rules import make_rules, parse_rules_id
+
+    base = parse_rules_id(preset) if preset else make_rules()  # a preset or a canonical id
 
     cells = []
     knobs = [k for k, _ in vary]
@@ -68,7 +71,7 @@ def sweep_cells(preset: str | None, sets: dict, vary) -> list[tuple[dict, object
             raise AnalysisError(f"Knob '{k}' is both set (--set) and varied (--vary).")
     for combo in itertools.product(*[vals for _, vals in vary]):
         over = dict(zip(knobs, combo, strict=True))
-        rules = make_rules(preset, **sets, **over)
+        rules = base.replace(**sets, **over)
         typed = {k: getattr(rules, k) for k in knobs}
         cells.append((typed, rules))
     ids = [r.id for _, r in cells]
@@ -186,6 +189,7 @@ def run_sweep(
     if not axes:
         raise AnalysisError("Give at least one --vary KNOB=V1,V2,...")
     cells = sweep_cells(preset, sets, axes)
+    require_loba(cells[0][1].game, "'loba sweep'")
     knobs = [k for k, _ in axes]
     labels = [s.label for s in parse_seats(seats, game=cells[0][1].game)]
     for _, rules in cells:

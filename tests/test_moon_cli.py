@@ -85,3 +85,20 @@ def test_summarize_reads_a_moon_run_and_refuses_mixing_games(capsys, tmp_path):
     assert abs(sum(shares) - 1) < 1e-9 and rows["hands per game"]["value"] >= 1
     code, _, err = run(capsys, "summarize", moon, loba)
     assert code == 2 and "different games" in err
+
+
+@pytest.mark.parametrize("command", ["compare", "report", "sweep"])
+def test_loba_only_analyses_refuse_moon_runs_in_one_sentence(capsys, tmp_path, command):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run(capsys, "simulate", "--game", "moon", "--games", "50", "--out", a)[0] == 0
+    rules = "moon:gamerules(target=31)"
+    assert run(capsys, "simulate", "--rules", rules, "--games", "50", "--out", b)[0] == 0
+    args = {
+        "compare": ["compare", a, b],
+        "report": ["report", a, "-o", tmp_path / "r.html"],
+        "sweep": ["sweep", "--rules", "moon:gamerules", "--vary", "target=21,31",
+                  "--games", "20", "--out", tmp_path / "sw"],
+    }[command]  # fmt: skip
+    code, _, err = run(capsys, *args)
+    assert code == 2 and "knows Loba's metrics only so far" in err
+    assert len(err.strip().splitlines()) == 1
