@@ -64,19 +64,21 @@ def write_perf_map() -> tuple[str, int]:
 def main() -> None:
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
     seats = sys.argv[2] if len(sys.argv) > 2 else "greedy,greedy,greedy,greedy"
+    from sim.games import get_game
     from sim.policies import parse_seats
     from sim.rules import make_rules
-    from sim.runner import run_chunk, seat_tables, set_threads
+    from sim.runner import run_chunk, set_threads
 
     set_threads(1)
+    spec = get_game("loba")
     R = make_rules().to_array()
-    tables = seat_tables(parse_seats(seats))
+    tables = spec.fn_tables(parse_seats(seats, len(seats.split(",")), "loba"))
     n = len(seats.split(","))
-    run_chunk(R, n, 1, 0, 2, tables, 0)  # compile or load first
+    run_chunk(spec, R, n, 1, 0, 2, tables, 0)  # compile or load first
     path, count = write_perf_map()
     print(f"perf map: {path} ({count} functions)", flush=True)
     t = time.perf_counter()
-    run_chunk(R, n, 1, 0, games, tables, 0)
+    run_chunk(spec, R, n, 1, 0, games, tables, 0)
     print(f"{games} games in {time.perf_counter() - t:.2f} s")
 
 

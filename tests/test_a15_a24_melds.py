@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 from scenario import events, table
 
 from sim.loba import engine
 from sim.loba.cards import JOKER, parse_card
-from sim.loba.layout import MAX_ACTS, PLAY, A, G, S
+from sim.loba.layout import PLAY, A, G, S
 from sim.loba.melds import check_meld
 from sim.loba.play import Game
 from sim.loba.trace import decode, replay
@@ -22,7 +21,7 @@ DEAD = ["2S", "5H", "8D", "JC", "3H", "6D", "9C", "QS", "KD"]
 
 
 def plays(g, seat):
-    acts = np.zeros((MAX_ACTS, 7), np.int16)
+    acts = engine.new_bufs(g.R).acts
     n = engine.gen_plays(g.st, g.R, seat, acts)
     return acts[:n].copy()
 

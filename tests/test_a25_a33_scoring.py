@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 from scenario import events, table
 
 from sim.loba import engine
 from sim.loba.cards import parse_card
-from sim.loba.layout import MAX_ACTS, PLAY, ST, A, G
+from sim.loba.layout import PLAY, ST, A, G
 from sim.rules import make_rules
 
 C = parse_card
@@ -31,7 +30,7 @@ def test_a25_out_by_last_discard():
 def test_a26_go_out_needs_discard_variant_keeps_a_card():
     rules = make_rules(go_out_needs_discard=True)
     g = table(rules, hands=[DEAD, ["4S", "5S", "6S"]], stock=["7S"], pile=["2C"], current=1)
-    acts = np.zeros((MAX_ACTS, 7), np.int16)
+    acts = engine.new_bufs(g.R).acts
     g.st.hands[1, C("7S")] += 1
     g.st.s[1, 3] = 4
     n = engine.gen_plays(g.st, g.R, 1, acts)

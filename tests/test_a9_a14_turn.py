@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 from scenario import events, ids, table
 
 from sim.loba import engine
 from sim.loba.cards import JOKER, parse_card
-from sim.loba.layout import DRAW, MAX_ACTS, MELD, PLAY, VOID, A, G
+from sim.loba.layout import DRAW, MELD, PLAY, VOID, A, G, S
+from sim.loba.moves import list_plays
 from sim.loba.play import Game, deal_order
 from sim.rules import make_rules
 
@@ -16,12 +20,9 @@ C = parse_card
 DEAD = ["2S", "5H", "8D", "JC", "3H", "6D", "9C", "QS", "KD"]
 
 
-def plan_take(g, seat, card):
-    acts = np.zeros((MAX_ACTS, 7), np.int16)
-    plan = np.zeros((200, 7), np.int16)
-    sh = np.zeros(53, np.int8)
-    sm = np.zeros((64, 11), np.int16)
-    return engine.plan_take(g.st, g.R, seat, C(card), plan, acts, sh, sm), plan
+def takeable(g, seat, card):
+    """[A11]/[A12] the engine's take rule for ``seat`` and the discard ``card``."""
+    return bool(engine.take_ok(g.st, g.R, seat, C(card), engine.new_bufs(g.R)))
 
 
 def test_a9_turn_is_draw_plays_discard():
@@ -36,6 +37,96 @@ def test_a9_turn_is_draw_plays_discard():
     assert g.hand_size(1) == 3
     assert sorted(m["kind"] for m in g.melds()) == ["escalera", "pierna"]
     assert len(g.pile()) == 2
+
+
+def cs(text):
+    """Sorted card identities of a space-separated card list."""
+    return sorted(C(t) for t in text.split())
+
+
+SMALLEST = f"{Path(__file__).parent / 'plugins' / 'smallest.py'}:smallest"  # smallest meld first
+GO_OUT_POLICIES = ["greedy", "hold", SMALLEST]
+
+
+def one_turn(seat_policy, hand, draw):
+    """Seat 1 (``seat_policy``) draws ``draw`` from the stock and plays its turn."""
+    g = table(
+        seats=["greedy", seat_policy], hands=[DEAD, hand], pile=["KD"], stock=[draw], current=1
+    )
+    g.turn()
+    return g
+
+
+@pytest.mark.parametrize("policy", GO_OUT_POLICIES)
+def test_a9_two_escaleras_sharing_a_rank_go_out_in_one_turn(policy):
+    # 5-6-7H + 7-8-9H + 3S 3D 3C, discard KC: out in one turn, with the [A28] bonus
+    hand = ["5H", "6H", "7H", "7H", "8H", "9H", "3S", "3D", "3C"]
+    g = one_turn(policy, hand, "KC")
+    assert g.hand_size(1) == 0 and g.pile()[-1] == C("KC")
+    assert sorted(sorted(m["cards"]) for m in g.melds()) == sorted(
+        [cs("5H 6H 7H"), cs("7H 8H 9H"), cs("3S 3D 3C")]
+    )
+    assert g.st.s[1, S.BONUS] == 1 and g.st.s[1, S.SCORE] == -10
+
+
+def option_paths_empty_hand(hand_cards, rules):
+    """Is there a sequence of the engine's own options (new melds from hand) that empties the
+    hand? Depth-first over :func:`sim.loba.moves.list_plays` and :func:`apply_play`."""
+    from sim.loba.moves import apply_play
+
+    R = rules.to_array()
+
+    def dfs(hand):
+        if hand.sum() == 0:
+            return True
+        for p in list_plays(hand, np.zeros((0, 11), np.int16), False, R):
+            h = np.zeros(56, np.int8)
+            h[:53] = hand
+            apply_play(h, np.zeros((64, 11), np.int16), 0, p, 1)
+            if dfs(h[:53].copy()):
+                return True
+        return False
+
+    hand = np.zeros(53, np.int8)
+    for c in hand_cards:
+        hand[C(c)] += 1
+    return dfs(hand)
+
+
+@pytest.mark.parametrize("policy", ["greedy", "hold"])
+def test_a9_two_piernas_of_one_rank(policy):
+    # 7H 7H 7S 7S 7C 7D: one pierna would strand a seven ([A15] three suits); two do not
+    hand = ["7H", "7H", "7S", "7S", "7C", "7D", "2D", "3D", "4D"]
+    g = one_turn(policy, hand, "KC")
+    assert g.hand_size(1) == 0
+    piernas = sorted(sorted(m["cards"]) for m in g.melds() if m["kind"] == "pierna")
+    assert piernas == sorted([cs("7H 7S 7C"), cs("7H 7S 7D")])
+    # the six sevens alone go down through the option list (as two piernas only)
+    assert option_paths_empty_hand(["7H", "7H", "7S", "7S", "7C", "7D"], make_rules())
+
+
+@pytest.mark.parametrize("policy", GO_OUT_POLICIES)
+def test_a9_play_order_that_goes_out(policy):
+    # largest first (7H 7H 7S 7C) would strand 5H 6H; 7H 7S 7C + 5-6-7H + 2-3-4D goes out
+    hand = ["7H", "7H", "7S", "7C", "5H", "6H", "2D", "3D", "4D"]
+    g = one_turn(policy, hand, "9S")
+    assert g.hand_size(1) == 0 and g.pile()[-1] == C("9S")
+
+
+def test_a9_every_legal_meld_is_an_option():
+    # sub-windows, a joker on a position whose natural stays in hand, every pierna
+    hand = np.zeros(53, np.int8)
+    for c in cs("5H 6H 7H 7H 8H 9H JK 3S 3D 3C 3C"):
+        hand[c] += 1
+    rules = make_rules()
+    plays = list_plays(hand, np.zeros((0, 11), np.int16), False, rules.to_array())
+    assert all(p[A.TYPE] == PLAY.MELD for p in plays)
+    esc = {(int(p[A.LO]), int(p[A.HI]), int(p[A.JMASK])) for p in plays if p[A.KIND] == 1}
+    assert {(5, 7, 0), (7, 9, 0), (5, 9, 0), (6, 8, 0), (5, 10, 1 << 10), (4, 9, 1 << 4)} <= esc
+    assert (5, 7, 1 << 6) in esc  # 5-JK-7 keeps the 6H in hand
+    assert len(esc) == len([p for p in plays if p[A.KIND] == 1])  # no duplicates
+    piernas = sorted(int(p[A.N]) for p in plays if p[A.KIND] == 0)
+    assert piernas == [3, 4]  # 3S 3D 3C with one club or with both
 
 
 def test_a10_draw_takes_top_of_stock():
@@ -67,20 +158,20 @@ def test_a11_take_allowed_only_if_card_reaches_table():
         stock=["KH"],
         current=1,
     )
-    assert plan_take(g, 1, "7S")[0] == 1
+    assert takeable(g, 1, "7S")
     # KH fits nothing -> not takeable
-    assert plan_take(g, 1, "8H")[0] == 0
+    assert not takeable(g, 1, "8H")
 
 
 def test_a11_layoff_take_needs_own_meld_and_new_meld_only_forbids_it():
     table_meld = [["5S", "6S", "7S"]]
     hand = ["2H", "5D", "8C", "JD", "3C", "9H", "QC", "KC", "4D"]
     g = table(hands=[DEAD, hand], melds=table_meld, pile=["8S"], stock=["KH"], current=1)
-    assert plan_take(g, 1, "8S")[0] == 0  # [A20] no meld of its own this round
+    assert not takeable(g, 1, "8S")  # [A20] no meld of its own this round
     g = table(
         hands=[DEAD, hand], melds=table_meld, pile=["8S"], stock=["KH"], current=1, melded=[1]
     )
-    assert plan_take(g, 1, "8S")[0] == 1
+    assert takeable(g, 1, "8S")
     g = table(
         make_rules(discard_take="new_meld_only"),
         hands=[DEAD, hand],
@@ -90,12 +181,11 @@ def test_a11_layoff_take_needs_own_meld_and_new_meld_only_forbids_it():
         current=1,
         melded=[1],
     )
-    assert plan_take(g, 1, "8S")[0] == 0
+    assert not takeable(g, 1, "8S")
     # a meld from hand first, then the lay-off (Q1b): the engine finds the sequence
     hand2 = ["9D", "9C", "9H", "2H", "5D", "JD", "3C", "QC", "KC"]
     g = table(hands=[DEAD, hand2], melds=table_meld, pile=["8S"], stock=["KH"], current=1)
-    k, plan = plan_take(g, 1, "8S")
-    assert k == 2
+    assert takeable(g, 1, "8S")
 
 
 # no two of these within two ranks in a suit, no rank twice: no meld, with or without a joker
@@ -104,7 +194,7 @@ FILLER = ["2H", "6H", "10H", "5D", "JD", "3C", "7C", "QC"]
 
 def test_a11_take_through_a_chain_of_layoffs():
     # table 5-6-7S; 9S is taken: it is no new meld (8S 9S is two cards) and no direct lay-off
-    # (the end is 7), only the chain "lay off 8S, then 9S" puts it down ([A12] plan_take)
+    # (the end is 7), only the chain "lay off 8S, then 9S" puts it down ([A12])
     g = table(
         hands=[DEAD, ["8S"] + FILLER],
         melds=[["5S", "6S", "7S"]],
@@ -114,13 +204,8 @@ def test_a11_take_through_a_chain_of_layoffs():
         melded=[1],
         trace=True,
     )
-    k, plan = plan_take(g, 1, "9S")
-    assert k == 2  # a planned sequence, not a single play (k == 1)
-    assert [(r[A.TYPE], r[A.MELD], r[A.CARD], r[A.POS]) for r in plan[:k]] == [
-        (PLAY.LAYOFF, 0, C("8S"), 8),
-        (PLAY.LAYOFF, 0, C("9S"), 9),
-    ]
-    g.turn()  # greedy takes the discard: the engine plays the chain for it
+    assert takeable(g, 1, "9S")
+    g.turn()  # greedy takes the discard and plays the chain (the only plays it is offered)
     evs = events(g, "draw", "layoff")
     assert [(e["type"], e["card"]) for e in evs] == [
         ("draw", C("9S")),
@@ -144,8 +229,7 @@ def test_a11_chain_bridged_by_a_joker():
         melded=[1],
         trace=True,
     )
-    k, plan = plan_take(g, 1, "9S")
-    assert k == 2
+    assert takeable(g, 1, "9S")
     g.turn()
     assert [(e["card"], e["position"]) for e in events(g, "layoff")] == [(JOKER, 8), (C("9S"), 9)]
     m = g.melds()[0]
@@ -153,7 +237,7 @@ def test_a11_chain_bridged_by_a_joker():
 
 
 def test_a11_meld_of_ones_own_then_a_chain():
-    # no meld of its own yet ([A20]): the engine plans K K K first, then 8S, then 9S
+    # no meld of its own yet ([A20]): K K K first, then 8S, then 9S (the only plays offered)
     g = table(
         hands=[DEAD, ["KD", "KC", "KH", "8S", "2H", "6H", "5D", "3C", "7C"]],
         melds=[["5S", "6S", "7S"]],
@@ -162,13 +246,7 @@ def test_a11_meld_of_ones_own_then_a_chain():
         current=1,
         trace=True,
     )
-    k, plan = plan_take(g, 1, "9S")
-    assert k == 3
-    assert [(r[A.TYPE], r[A.KEY]) for r in plan[:k]] == [
-        (PLAY.MELD, 13),  # the pierna of kings (KEY = rank)
-        (PLAY.LAYOFF, C("8S")),
-        (PLAY.LAYOFF, C("9S")),
-    ]
+    assert takeable(g, 1, "9S")
     g.turn()
     evs = events(g, "draw", "meld", "layoff")
     assert [e["type"] for e in evs] == ["draw", "meld", "layoff", "layoff"]

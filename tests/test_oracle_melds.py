@@ -5,8 +5,10 @@ Three kernel entry points are compared with the oracle:
 * ``check_meld`` (the kernel's ``judge_meld``): verdict and, for a legal meld, the exact text
   (escalera cards in order with each joker's stand-in, [A18] default placement);
 * ``moves.gen_layoffs``: the exact set of single-card lay-offs ([A21], [A22]);
-* ``moves.gen_new_melds``: every listed meld is legal and held (soundness), maximal, and every
-  legal meld the hand holds is covered by a listed one (completeness, maximal-form contract).
+* ``moves.gen_new_melds`` (through ``moves.list_plays`` with an empty table): exactly the
+  oracle's :func:`~sim.loba.oracle.all_new_melds`, each once ([A9]: any legal meld, not only
+  the largest; every copy choice, every window, every joker placement).
+  ``tests/test_moves_complete.py`` compares whole option lists, lay-offs included.
 
 Generated cases come from seeded ``random.Random`` streams; the literal tables below them are
 named by rule id.
@@ -22,7 +24,7 @@ import pytest
 
 from sim.loba import moves, oracle
 from sim.loba.cards import card_str, parse_card, position_card
-from sim.loba.layout import MAX_ACTS, MAX_MELDS, MELD, PLAY, A, M
+from sim.loba.layout import MAX_MELDS, MELD, PLAY, A, M
 from sim.loba.melds import check_meld
 from sim.loba.oracle import JOKER, Escalera, Pierna, card_at, escalera_window, natural
 from sim.rules import make_rules
@@ -82,20 +84,28 @@ def encode_table(table) -> tuple[np.ndarray, int]:
 
 def kernel_layoffs(table, hand, rules) -> list[tuple[int, int, int, int]]:
     melds, nm = encode_table(table)
-    acts = np.zeros((MAX_ACTS, 7), dtype=np.int16)
+    acts = np.zeros((8 * MAX_MELDS, A.SIZE), dtype=np.int16)
     n = moves.gen_layoffs(hand, int(hand.sum()), melds, nm, rules.to_array(), acts, 0)
-    assert 0 <= n < MAX_ACTS
+    assert 0 <= n < len(acts)
     for i in range(n):
         assert acts[i, A.TYPE] == PLAY.LAYOFF and acts[i, A.N] == 1
     return sorted((int(a[A.KIND]), int(a[A.KEY]), int(a[A.LO]), int(a[A.HI])) for a in acts[:n])
 
 
 def kernel_new_melds(hand, rules) -> list[tuple[int, ...]]:
-    assert rules.go_out_needs_discard is False
-    acts = np.zeros((MAX_ACTS, 7), dtype=np.int16)
-    n = moves.gen_new_melds(hand, int(hand.sum()), rules.to_array(), acts, 0)
-    assert 0 <= n < MAX_ACTS
-    return [tuple(int(x) for x in a) for a in acts[:n]]
+    """The kernel's new-meld rows for ``hand`` (``moves.list_plays`` on an empty table)."""
+    empty = np.zeros((0, M.SIZE), dtype=np.int16)
+    acts = moves.list_plays(hand, empty, False, rules.to_array())
+    return [tuple(int(x) for x in a) for a in acts]
+
+
+def meld_row(meld) -> tuple[int, ...]:
+    """An oracle meld as the kernel's new-meld row (pierna ``A.LO``: two bits per suit)."""
+    if isinstance(meld, Pierna):
+        packed = sum(meld.counts[s] << (2 * s) for s in range(4))
+        return (PLAY.MELD, MELD.PIERNA, meld.rank, packed, 0, 0, meld.n)
+    jm = sum(1 << p for p in meld.jokers)
+    return (PLAY.MELD, MELD.ESCALERA, meld.suit, meld.lo, meld.hi, jm, meld.n)
 
 
 def show(cards) -> str:
@@ -398,79 +408,33 @@ def test_a21_a22_gen_layoffs_matches_oracle(name):
 
 
 def new_meld_problems(hand, rules) -> list[str]:
-    """Everything wrong with the kernel's new-meld list for this hand (empty when all is well)."""
+    """Everything wrong with the kernel's new-meld list for this hand (empty when all is well):
+    it must be exactly the oracle's :func:`~sim.loba.oracle.all_new_melds`, each row once."""
     rows = kernel_new_melds(hand, rules)
     bad = []
     if len(set(rows)) != len(rows):
         bad.append("a row listed twice")
-    piernas, escaleras = [], []
-    for row in rows:
-        typ, kind, key, lo, hi, jm, k = row
-        if typ != PLAY.MELD:
-            bad.append(f"row {row}: not a new meld")
-        elif kind == MELD.PIERNA:
-            if not (1 <= key <= 13 and 0 < lo < 16):
-                bad.append(f"row {row}: bad pierna row")
-                continue
-            counts = tuple(int(hand[natural(key, s)]) if lo >> s & 1 else 0 for s in range(4))
-            if not all(counts[s] > 0 for s in range(4) if lo >> s & 1):
-                bad.append(f"row {row}: a suit the hand does not hold")
-            if k != sum(counts):
-                bad.append(f"row {row}: does not take every copy of its suits")
-            why = oracle.pierna_problem(key, counts, rules)
-            if why:
-                bad.append(f"row {row}: illegal pierna: {why}")
-            piernas.append((key, lo))
-        elif kind == MELD.ESCALERA:
-            jokers = {p for p in range(16) if jm >> p & 1}
-            if not (0 <= key <= 3 and 1 <= lo <= hi <= 14 and jokers <= set(range(lo, hi + 1))):
-                bad.append(f"row {row}: bad escalera row")
-                continue
-            esc = escalera_window(key, lo, hi, jokers)
-            why = oracle.escalera_problem(esc, rules)
-            if why:
-                bad.append(f"row {row} {esc.text()}: illegal escalera: {why}")
-            if not oracle.holds(hand, esc.cards()):
-                bad.append(f"row {row} {esc.text()}: cards not in hand")
-            if k != esc.n:
-                bad.append(f"row {row}: A.N is not the length")
-            if esc.n < 13 and (
-                (lo > 1 and hand[card_at(lo - 1, key)] > 0)
-                or (hi < 14 and hand[card_at(hi + 1, key)] > 0)
-            ):
-                bad.append(f"row {row} {esc.text()}: not maximal")
-            escaleras.append((key, lo, hi))
-        else:
-            bad.append(f"row {row}: unknown kind")
-    o_piernas = oracle.piernas_in_hand(hand, rules)
-    o_windows = oracle.escalera_windows_in_hand(hand, rules)
-    if bool(rows) != bool(o_piernas or o_windows):
-        bad.append(
-            f"kernel lists {len(rows)} melds, oracle finds {len(o_piernas) + len(o_windows)}"
-        )
-    for p in o_piernas:
-        mask = sum(1 << s for s in p.suits)
-        if not any(r == p.rank and m & mask == mask for r, m in piernas):
-            bad.append(f"legal {p.text()} not covered by any listed pierna")
-    for w in o_windows:
-        if not any(s == w.suit and lo <= w.lo and w.hi <= hi for s, lo, hi in escaleras):
-            bad.append(f"legal {w.text()} not covered by any listed escalera")
+    want = {meld_row(m): m for m in oracle.all_new_melds(hand, rules)}
+    if rules.go_out_needs_discard:  # [A26]
+        want = {r: m for r, m in want.items() if m.n < hand.sum()}
+    for r in sorted(set(want) - set(rows))[:3]:
+        bad.append(f"legal {want[r].text()} not listed")
+    for r in sorted(set(rows) - set(want))[:3]:
+        bad.append(f"row {r} is not a legal meld from this hand")
     return bad
 
 
 @pytest.mark.parametrize("name", RULE_NAMES)
-def test_a15_a17_gen_new_melds_sound_and_complete(name):
-    """New melds from hand: every listed meld is legal, held and maximal; every legal meld the
-    hand holds is covered by a listed one of the same kind and rank or suit."""
+def test_a9_a15_a17_gen_new_melds_exactly_the_legal_melds(name):
+    """[A9] New melds from hand: every legal meld (any size, every copy choice, every window,
+    every joker placement) is listed, nothing else, each once."""
     rules = RULESETS[name]
     rng = random.Random(f"new-{name}")
     with_melds = 0
     failures = []
     for _ in range(N_NEW):
         hand = gen_hand(rng, rules)
-        with_melds += bool(oracle.piernas_in_hand(hand, rules)) or bool(
-            oracle.escalera_windows_in_hand(hand, rules)
-        )
+        with_melds += bool(oracle.all_new_melds(hand, rules))
         bad = new_meld_problems(hand, rules)
         if bad:
             failures.append(f"hand {show(ids_from_hand(hand))}: {bad[0]}")
@@ -823,20 +787,22 @@ def new_melds(hand, rules):
     return sorted(kernel_new_melds(hand_counts(hand.split()), rules))
 
 
-def test_a16_new_meld_lists_maximal_runs_only():
+def test_a16_new_meld_ace_low_or_high_never_wrapping():
     rows = new_melds("AS 2S 3S KH 9D", R(P))
     assert rows == [(PLAY.MELD, MELD.ESCALERA, 0, 1, 3, 0, 3)]
     rows = new_melds("QS KS AS 2S 7H", R(P))  # Q-K-A, never K-A-2
     assert rows == [(PLAY.MELD, MELD.ESCALERA, 0, 12, 14, 0, 3)]
 
 
-def test_a15_new_meld_piernas_take_every_copy():
+def test_a9_a15_new_meld_every_choice_of_copies():
+    """[A9] any legal pierna, not only the largest: each choice of three suits, each number of
+    copies of a doubled suit (``A.LO`` packs the copies, two bits per suit S H D C)."""
     rows = new_melds("KS KH KD KC KC 2D", R(P))
-    assert rows == sorted(
-        (PLAY.MELD, MELD.PIERNA, 13, m, 0, 0, 3 + (m >> 3 & 1)) for m in (7, 11, 13, 14)
-    )
+    counts = [(1, 1, 1, 0), (1, 1, 0, 1), (1, 1, 0, 2), (1, 0, 1, 1), (1, 0, 1, 2)]
+    counts += [(0, 1, 1, 1), (0, 1, 1, 2)]
+    assert rows == sorted(meld_row(Pierna(13, c)) for c in counts)
     rows = new_melds("KC KC KD 2D", R(CL))
-    assert rows == [(PLAY.MELD, MELD.PIERNA, 13, 0b1100, 0, 0, 3)]
+    assert rows == [(PLAY.MELD, MELD.PIERNA, 13, 1 << 4 | 2 << 6, 0, 0, 3)]
     assert new_melds("KC KC KD 2D", R(P)) == []
 
 
@@ -875,7 +841,7 @@ def test_a17_a18_new_meld_joker_at_either_end():
 def test_a16_a17_new_meld_two_naturals_further_apart_than_escalera_min(rules, hand, text, row):
     """[A16]/[A17] with jokers_per_escalera >= escalera_min - 1: two naturals whose gap the
     jokers fill, spanning more than escalera_min positions, make a legal escalera, which
-    check_meld accepts; gen_new_melds must then list it (the only maximal meld in the hand)."""
+    check_meld accepts; gen_new_melds must then list it (the only meld in the hand)."""
     meld = [c for c in hand.split() if c != "9H"]
     assert oracle.judge(meld, rules).texts == {text}
     assert check_meld(meld, rules) == (True, text)

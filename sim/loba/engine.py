@@ -25,7 +25,6 @@ from .layout import (
     DRAW,
     HAND_W,
     JOKER,
-    MAX_ACTS,
     MAX_CARDS,
     MAX_MELDS,
     MAX_SEATS,
@@ -49,17 +48,16 @@ from .layout import (
 from .moves import (
     apply_play,
     bit_index,
-    consumes,
     gen_layoffs,
     gen_new_melds,
     hand_value,
     has_window,
     held_bits,
-    popcount,
-    pos_card,
+    options_bound,
     suit_positions,
 )
 from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
+from .takes import can_place, places, search_bound
 
 TURN_ON = 0
 TURN_OUT = 1
@@ -294,13 +292,13 @@ def gen_plays(st, R, seat, acts):
 
 
 @kernel(inline="always")
-def do_play(st, seat, act, tr):
+def do_play(st, seat, act, R, tr):
     """Apply a legal play for ``seat`` and keep the counters right."""
     hand = st.hands[seat]
     before = 0
     for i in range(N_IDS):
         before += hand[i]
-    if st.g[G.TAKEN] >= 0 and consumes(act, hand, st.g[G.TAKEN]):
+    if st.g[G.TAKEN] >= 0 and places(act, hand, st.g[G.TAKEN], R):
         st.g[G.TAKEN] = -1  # [A12] a card of the taken identity reached the table
     nm = st.g[G.NMELDS]
     st.g[G.NMELDS] = apply_play(hand, st.melds, nm, act, seat)
@@ -337,78 +335,10 @@ def do_play(st, seat, act, tr):
     return before - after
 
 
-@kernel
-def _chain_to(hand, melds, nm, R, c, plan, k):
-    """[A12]/[A21] lay hand cards onto one escalera toward the natural ``c``, then ``c``.
-
-    Works on the given (scratch) hand and melds; appends the plays to ``plan`` from row ``k``
-    and returns the new row count, or -1 when no escalera can be reached this way.
-    """
-    if c == JOKER:
-        return -1
-    s = suit_of(c)
-    r = rank_of(c)
-    jpe = R[RULE.JOKERS_PER_ESCALERA]
-    for i in range(nm):
-        if melds[i, M.KIND] != MELD.ESCALERA or melds[i, M.KEY] != s:
-            continue
-        lo = int(melds[i, M.LO])
-        hi = int(melds[i, M.HI])
-        free_j = jpe - popcount(melds[i, M.JMASK])
-        for side in range(2):
-            p = r
-            if r == 1:
-                p = 14 if side == 1 else 1
-            if side == 1 and p <= hi + 1:
-                continue
-            if side == 0 and p >= lo - 1:
-                continue
-            if side == 1 and p - lo + 1 > 13:
-                continue
-            if side == 0 and hi - p + 1 > 13:
-                continue
-            # positions strictly between the end and p
-            need_j = 0
-            ok = True
-            a = hi + 1 if side == 1 else p + 1
-            b = p - 1 if side == 1 else lo - 1
-            for q in range(a, b + 1):
-                cq = pos_card(q, s)
-                if hand[cq] == 0 or cq == c:
-                    need_j += 1
-            if need_j > free_j or need_j > hand[JOKER]:
-                ok = False
-            if not ok:
-                continue
-            kk = k
-            rng_a = a if side == 1 else b
-            step = 1 if side == 1 else -1
-            q = rng_a
-            for _ in range(b - a + 1):
-                cq = pos_card(q, s)
-                if hand[cq] > 0 and cq != c:
-                    card = cq
-                else:
-                    card = JOKER
-                plan[kk, A.TYPE] = PLAY.LAYOFF
-                plan[kk, A.KIND] = i
-                plan[kk, A.KEY] = card
-                plan[kk, A.LO] = q
-                plan[kk, A.HI] = 0
-                kk += 1
-                q += step
-            plan[kk, A.TYPE] = PLAY.LAYOFF
-            plan[kk, A.KIND] = i
-            plan[kk, A.KEY] = c
-            plan[kk, A.LO] = p
-            plan[kk, A.HI] = 0
-            return kk + 1
-    return -1
-
-
 @kernel(inline="always")
 def take_may_work(st, R, seat, c):
-    """Cheap necessary condition for :func:`plan_take` (most turns fail it)."""
+    """Cheap necessary condition for :func:`take_ok` (most turns fail it): the hand holds
+    cards toward a new meld with ``c``, or a table meld has its rank or suit."""
     if c == JOKER:
         return True
     hand = st.hands[seat]
@@ -423,8 +353,7 @@ def take_may_work(st, R, seat, c):
             others += 1
     if others >= 2 or (R[RULE.PIERNA_SUITS] == PIERNA.NOT_ALL_FOUR and total >= 2):
         return True
-    m = suit_positions(hand, s)
-    m |= 1 << r
+    m = suit_positions(hand, s) | (1 << r)
     if r == 1:
         m |= 1 << 14
     if has_window(m, min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA]), R[RULE.ESCALERA_MIN]):
@@ -432,80 +361,48 @@ def take_may_work(st, R, seat, c):
     if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
         return False
     for i in range(st.g[G.NMELDS]):
-        if st.melds[i, M.KIND] != MELD.ESCALERA:
-            if st.melds[i, M.KEY] == r:
-                return True
-        elif st.melds[i, M.KEY] == s:
-            lo = int(st.melds[i, M.LO])
-            hi = int(st.melds[i, M.HI])
-            for k in range(2 if r == 1 else 1):
-                p = r if r != 1 else (1 if k == 0 else 14)
-                if lo - 1 <= p <= hi + 1:
-                    return True
-                if p > hi + 1 and (hand[pos_card(hi + 1, s)] > 0 or hand[JOKER] > 0):
-                    return True
-                if p < lo - 1 and (hand[pos_card(lo - 1, s)] > 0 or hand[JOKER] > 0):
-                    return True
+        if st.melds[i, M.KEY] == (s if st.melds[i, M.KIND] == MELD.ESCALERA else r):
+            return True
     return False
 
 
 @kernel
-def plan_take(st, R, seat, c, plan, acts, sh, sm):
-    """[A11]/[A12] can ``seat`` take the top discard ``c`` and put it on the table this turn?
-
-    Returns 0 if not. Returns 1 when some single play right after the draw puts ``c`` down (the
-    policy then chooses among those plays). Returns k > 1 when a sequence is needed: ``plan``
-    rows 0..k-1 hold it (a meld of one's own first, [A20], and/or lay-offs that extend an
-    escalera toward ``c``). The search covers: a new meld with ``c``; a direct lay-off of
-    ``c`` (ends, [A22] joker move); a meld from hand first; a chain of lay-offs onto one
-    escalera. ``sh`` / ``sm`` are scratch hand / meld arrays.
-    """
+def take_ok(st, R, seat, c, bufs):
+    """[A11]/[A12] may ``seat`` take the top discard ``c``: can some legal sequence of this
+    turn's plays put it on the table (:func:`sim.loba.takes.can_place`, on a trial hand)?"""
+    if not take_may_work(st, R, seat, c):
+        return False
     hand = st.hands[seat]
+    hand[c] += 1  # as if taken, for the search only
     hn = st.s[seat, S.HAND_N] + 1
-    keep_one = R[RULE.GO_OUT_NEEDS_DISCARD] == 1
-    copy_rows(hand, sh, N_IDS)
-    sh[c] += 1
+    ok = can_place(hand, hn, st.melds, st.g[G.NMELDS], may_layoff(st, R, seat), R, c, bufs)
+    hand[c] -= 1
+    return ok
+
+
+@kernel
+def keep_placeable(st, R, seat, c, acts, n, bufs):
+    """While the taken discard ``c`` is still in hand, keep only the plays that put it down or
+    leave a sequence that does ([A12]); returns how many remain (compacted to the front)."""
+    hand = st.hands[seat]
+    sh, sm = bufs.hand, bufs.melds
     nm = st.g[G.NMELDS]
-    n = gen_new_melds(sh, hn, R, acts, 0)
-    if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
-        for i in range(n):
-            if consumes(acts[i], sh, c):
-                return 1
-        return 0
-    melded = may_layoff(st, R, seat)
-    nmeld = n
-    if melded:
-        n = gen_layoffs(sh, hn, st.melds, nm, R, acts, n)
+    hn = st.s[seat, S.HAND_N]
+    lay = may_layoff(st, R, seat)
+    m = 0
     for i in range(n):
-        if consumes(acts[i], sh, c):
-            return 1
-    if melded:
-        copy_rows2(st.melds, sm, nm)
-        k = _chain_to(sh, sm, nm, R, c, plan, 0)
-        if k > 0 and not (keep_one and hn - k < 1):
-            return k
-        return 0
-    # a meld of one's own first (one not using c), then a lay-off or a chain
-    for j in range(nmeld):
-        if consumes(acts[j], sh, c):
-            continue
-        copy_rows(hand, sh, N_IDS)
-        sh[c] += 1
-        copy_rows2(st.melds, sm, nm)
-        copy_rows(acts[j], plan[0], A.SIZE)
-        used = acts[j, 6]
-        nm2 = apply_play(sh, sm, nm, acts[j], seat)
-        k = _chain_to(sh, sm, nm2, R, c, plan, 1)
-        if k < 0:
-            n2 = gen_layoffs(sh, hn - used, sm, nm2, R, acts[nmeld:], 0)
-            for i in range(n2):
-                if acts[nmeld + i, A.KEY] == c:
-                    copy_rows(acts[nmeld + i], plan[1], A.SIZE)
-                    k = 2
-                    break
-        if k > 0 and not (keep_one and hn - used - (k - 1) < 1):
-            return k
-    return 0
+        ok = places(acts[i], hand, c, R)
+        if not ok:
+            copy_rows(hand, sh, HAND_W)
+            copy_rows2(st.melds, sm, nm)
+            nm2 = apply_play(sh, sm, nm, acts[i], seat)
+            lay2 = lay or acts[i, A.TYPE] == PLAY.MELD
+            ok = can_place(sh, hn - acts[i, A.N], sm, nm2, lay2, R, c, bufs)
+        if ok:
+            if m != i:
+                copy_rows(acts[i], acts[m], A.SIZE)
+            m += 1
+    return m
 
 
 @kernel(inline="always")
@@ -526,25 +423,24 @@ def decide(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
 
 
 @kernel(inline="always")
-def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
+def play_turn(st, R, seat, fns, params, bufs, tr):
     """One turn of ``seat`` ([A9]-[A14], [A20]-[A26]). Returns TURN_ON, TURN_OUT or TURN_VOID."""
     g = st.g
     s = st.s
     hand = st.hands[seat]
+    acts, pub = bufs.acts, bufs.pub
     if g[G.STOCK_N] == 0:
         rebuild_stock(st, R, tr)  # [A13]
     top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
-    kplan = 0
-    if top >= 0 and take_may_work(st, R, seat, top):
-        kplan = plan_take(st, R, seat, top, plan, acts, sh, sm)
-    if g[G.STOCK_N] == 0 and kplan == 0:
+    can_take = top >= 0 and take_ok(st, R, seat, top, bufs)
+    if g[G.STOCK_N] == 0 and not can_take:
         g[G.VOID_REASON] = VOID.STOCK  # [A14]
         return TURN_VOID
     nopt = 0
     if g[G.STOCK_N] > 0:
         acts[nopt, 0] = DRAW.STOCK
         nopt += 1
-    if kplan > 0:
+    if can_take:
         acts[nopt, 0] = DRAW.DISCARD
         nopt += 1
     ch = 0
@@ -558,25 +454,6 @@ def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
         g[G.TAKEN] = top
         if tr is not None:
             ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
-        if kplan == 1:  # the policy picks which play puts the card down
-            n = gen_plays(st, R, seat, acts)
-            m = 0
-            only_melds = R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY
-            for i in range(n):
-                if only_melds and acts[i, A.TYPE] != PLAY.MELD:
-                    continue
-                if consumes(acts[i], hand, top):
-                    copy_rows(acts[i], acts[m], A.SIZE)
-                    m += 1
-            k = 0
-            if m > 1:
-                k = decide(fns.play[seat], st, R, seat, pub, params, acts, m, DEC.PLAY, False)
-            if m > 0:  # plan_take found this play; m == 0 would be an engine bug
-                do_play(st, seat, acts[k], tr)
-        else:
-            for i in range(kplan):
-                do_play(st, seat, plan[i], tr)
-        g[G.TAKEN] = -1
     else:
         g[G.STOCK_N] -= 1
         hand[st.stock[g[G.STOCK_N]]] += 1
@@ -584,14 +461,22 @@ def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
         if tr is not None:
             ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
     # [A9] any number of plays, in any order
+    # while the taken discard is in hand ([A12]) the seat may not stop, and may only make plays
+    # that put it down or keep a way to do so open: its policy chooses how
     while s[seat, S.HAND_N] > 0:
         n = gen_plays(st, R, seat, acts)
+        owed = g[G.TAKEN] >= 0
+        if owed:
+            n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
         if n == 0:
             break
-        k = decide(fns.play[seat], st, R, seat, pub, params, acts, n, DEC.PLAY, True)
+        if owed and n == 1:
+            k = 0
+        else:
+            k = decide(fns.play[seat], st, R, seat, pub, params, acts, n, DEC.PLAY, not owed)
         if k < 0:
             break
-        do_play(st, seat, acts[k], tr)
+        do_play(st, seat, acts[k], R, tr)
     if s[seat, S.HAND_N] == 0:
         return TURN_OUT  # [A25] out by plays
     # discard ([A24] jokers only when the hand is all jokers, unless allowed)
@@ -730,13 +615,21 @@ def new_bufs(R):
     pub = np.zeros(PUB.SIZE, dtype=np.int32)
     for i in range(RULE.SIZE):
         pub[PUB.RULES + i] = R[i]
+    k = options_bound(R)
+    states = search_bound(R)
+    width = 1
+    while width < 2 * states:
+        width *= 2
     return Scratch(
-        np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
-        np.zeros((MAX_CARDS, A.SIZE), dtype=np.int16),
+        np.empty((k, A.SIZE), dtype=np.int16),  # rows are written before they are read
+        np.empty((k, A.SIZE), dtype=np.int16),
         pub,
         np.zeros(HAND_W, dtype=np.int8),
         np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
+        np.zeros(HAND_W, dtype=np.int8),
+        np.full(width, -1, dtype=np.int64),
+        np.zeros(states, dtype=np.int64),
     )
 
 
@@ -807,7 +700,6 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
     [A27]-[A28]). Returns the phase. The turn loop lives here, with :func:`play_turn` inlined,
     so that a batch pays one call per round instead of one per turn (measured: -15% per turn).
     """
-    acts, plan, pub, sh, sm = bufs.acts, bufs.plan, bufs.pub, bufs.hand, bufs.melds
     g = st.g
     s = st.s
     for _ in range(limit):
@@ -815,7 +707,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
             break
         seat = g[G.CUR]
         placed_before = s[seat, S.PLACED]
-        res = play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr)
+        res = play_turn(st, R, seat, fns, params, bufs, tr)
         g[G.TURN] += 1
         g[G.TURNS] += 1
         if res == TURN_OUT:

@@ -20,7 +20,6 @@ HAND_W = 56  # a hand row: the 53 counts padded to whole 8-byte words (moves.sui
 JOKER = 52
 MAX_CARDS = 52 * 3 + 8  # largest deck the rule knobs allow
 MAX_MELDS = 64
-MAX_ACTS = 256
 
 # --- table meld row (int16[MAX_MELDS, M.SIZE]) ---
 # KIND: MELD.*; KEY: pierna rank 1..13 / escalera suit 0..3; LO, HI: escalera positions 1..14;
@@ -29,10 +28,11 @@ MAX_ACTS = 256
 M = make_enum("M", ["KIND", "KEY", "LO", "HI", "JMASK", "N", "C0", "OWNER"], {"C0": 4})
 MELD = make_enum("MELD", ["PIERNA", "ESCALERA"])
 
-# --- play option row (int16[MAX_ACTS, A.SIZE]); also draw/discard/rebuy options ---
-# new meld: KIND = MELD.*, KEY = rank or suit, LO = escalera lo / pierna suit mask, HI, JMASK,
-# N = cards taken from hand. Lay-off: MELD = meld index, CARD = identity, POS = position
-# (-1 pierna), MOVE = the joker's new position (0 = no move).
+# --- play option row (int16[k, A.SIZE], k = moves.options_bound); also draw/discard/rebuy ---
+# new meld: KIND = MELD.*, KEY = rank or suit, LO = escalera lo / pierna copies per suit (two
+# bits per suit, moves.pierna_count), HI = escalera hi, JMASK, N = cards taken from hand.
+# Lay-off: MELD = meld index, CARD = identity, POS = position (-1 pierna), MOVE = the joker's
+# new position (0 = no move).
 _A = ["TYPE", "KIND", "KEY", "LO", "HI", "JMASK", "N"]
 A = namedtuple("A", [*_A, "SIZE", "MELD", "CARD", "POS", "MOVE"])(
     *range(len(_A)), len(_A), 1, 2, 3, 4
@@ -177,11 +177,16 @@ E = make_enum(
 SeatFns = namedtuple("SeatFns", ["draw", "play", "discard", "rebuy"])
 
 # --- scratch arrays of one game (engine.new_scratch) and the event trace (engine.new_trace) ---
-Scratch = namedtuple("Scratch", ["acts", "plan", "pub", "hand", "melds", "rstat"])
-Scratch.__doc__ = """Per-game scratch arrays: acts int16[MAX_ACTS, A.SIZE] (options handed to a
-policy), plan int16[MAX_CARDS, A.SIZE] (a take's plays), pub int32[PUB.SIZE] (the public view,
-rules filled in), hand int8[HAND_W] and melds int16[MAX_MELDS, M.SIZE] (trial copies), rstat
-int64[MAX_SEATS] (each seat's status in the round being settled, RS.*)."""
+Scratch = namedtuple(
+    "Scratch", ["acts", "plan", "pub", "hand", "melds", "rstat", "rest", "seen", "queue"]
+)
+Scratch.__doc__ = """Per-game scratch arrays: acts int16[k, A.SIZE] (options handed to a
+policy; k = moves.options_bound), plan int16[k, A.SIZE] (trial options of the take rule),
+pub int32[PUB.SIZE] (the public view, rules filled in), hand int8[HAND_W] and melds
+int16[MAX_MELDS, M.SIZE] (trial copies), rstat int64[MAX_SEATS] (each seat's status in the
+round being settled, RS.*); for the take rule (sim.loba.takes): rest int8[HAND_W] (a trial
+hand), seen int64[2^k] (a set of escalera states, all -1 between searches) and queue
+int64[takes.search_bound]."""
 
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).

@@ -3,16 +3,17 @@
 Input contract (all functions): ``hand`` is ``int8[53]`` card counts (sim.cards identities);
 ``melds`` is ``int16[MAX_MELDS, M.SIZE]`` with ``nm`` rows in use (sim.loba.layout ``M_*``);
 ``R`` is the ``int64`` rule array of :meth:`sim.rules.RuleSet.to_array`; ``acts`` is
-``int16[MAX_ACTS, A.SIZE]`` play rows (``A_*``). Positions 1..14 are escalera positions
-(1 = low ace, 14 = high ace).
+``int16[k, A.SIZE]`` play rows (``A.*``, k >= :func:`options_bound`). Positions 1..14 are
+escalera positions (1 = low ace, 14 = high ace).
 
-The action list built here is the engine's canonical set of legal plays: every new meld from
-hand in its *maximal* form (a pierna takes every copy of its chosen three suits; an escalera
-window cannot be extended by a natural card at either end; jokers fill gaps or stand at an end),
-and every single-card lay-off. Smaller melds are reachable by the policies only through later
-lay-offs, which the rules allow at any time after one's own meld ([A20]). Under the
-``go_out_needs_discard`` variant ([A26]) a maximal meld that would empty the hand is offered one
-card shorter instead.
+The option list built here is the engine's canonical set of legal plays ([A9]: any legal meld,
+not only the largest): every new meld from hand (every choice of copies per suit for a pierna;
+every window of an escalera with every placement of its jokers, also on a position whose
+natural the hand keeps), and every single-card lay-off (natural or joker at either end, the
+[A22] joker jump). Identical cards are interchangeable, so each distinct play appears once.
+Under the ``go_out_needs_discard`` variant ([A26]) plays that would empty the hand are absent.
+Any sequence of plays a player could make at the table is a sequence of these options, so
+every end-of-turn table the rules allow is reachable by a policy.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from ..jit import kernel
 from .cards import rank_of, suit_of
-from .layout import HAND_W, JOKER, MAX_ACTS, MAX_MELDS, MELD, PLAY, A, M
+from .layout import HAND_W, JOKER, MAX_MELDS, MELD, PLAY, A, M
 from .rules import PIERNA, RULE
 
 # reasons a card multiset is not a meld (texts in sim.melds.REASONS)
@@ -272,7 +273,9 @@ def judge_meld(counts, R):
 
 @kernel
 def _emit(acts, n, typ, kind, key, lo, hi, jmask, k):
-    if n < MAX_ACTS:
+    """Write one option row if it fits (:func:`options_bound` sizes ``acts`` so that it always
+    does); returns the new count."""
+    if n < acts.shape[0]:
         acts[n, A.TYPE] = typ
         acts[n, A.KIND] = kind
         acts[n, A.KEY] = key
@@ -280,58 +283,97 @@ def _emit(acts, n, typ, kind, key, lo, hi, jmask, k):
         acts[n, A.HI] = hi
         acts[n, A.JMASK] = jmask
         acts[n, A.N] = k
-        return n + 1
-    return n
+    return n + 1
 
 
 @kernel
-def _emit_pierna(hand, hand_n, keep_one, acts, n, r, smask, k):
-    """A pierna of rank r with every copy of the suits in smask. Under the [A26] variant, if it
-    would empty the hand, offer it with one copy of a doubled suit left in hand instead
-    (A.HI = suit + 1 marks the copy kept)."""
-    if not (keep_one and k >= hand_n):
-        return _emit(acts, n, PLAY.MELD, MELD.PIERNA, r, smask, 0, 0, k)
-    if k - 1 < 3:
+def pierna_count(lo, s):
+    """Copies of suit ``s`` in a pierna option (``A.LO`` packs two bits per suit)."""
+    return (int(lo) >> (2 * s)) & 3
+
+
+@kernel
+def _emit_escalera(acts, n, s, lo, hi, gaps, held, extra, length):
+    """The escalera lo..hi of suit s with jokers in ``gaps`` and, for up to ``extra`` more
+    jokers, every choice of held positions they stand on instead of the natural ([A17]: any
+    position). Four nested levels cover ``jokers_per_escalera`` <= 4 (its knob bound)."""
+    n = _emit(acts, n, PLAY.MELD, MELD.ESCALERA, s, lo, hi, gaps, length)
+    if extra < 1:
         return n
-    for s in range(4):
-        if (smask >> s) & 1 and hand[s * 13 + r - 1] >= 2:
-            n = _emit(acts, n, PLAY.MELD, MELD.PIERNA, r, smask, s + 1, 0, k - 1)
+    a = held
+    while a:
+        la = a & -a
+        a ^= la
+        n = _emit(acts, n, PLAY.MELD, MELD.ESCALERA, s, lo, hi, gaps | la, length)
+        if extra < 2:
+            continue
+        b = a
+        while b:
+            lb = b & -b
+            b ^= lb
+            n = _emit(acts, n, PLAY.MELD, MELD.ESCALERA, s, lo, hi, gaps | la | lb, length)
+            if extra < 3:
+                continue
+            c = b
+            while c:
+                lc = c & -c
+                c ^= lc
+                m3 = gaps | la | lb | lc
+                n = _emit(acts, n, PLAY.MELD, MELD.ESCALERA, s, lo, hi, m3, length)
+                if extra < 4:
+                    continue
+                d = c
+                while d:
+                    ld = d & -d
+                    d ^= ld
+                    n = _emit(acts, n, PLAY.MELD, MELD.ESCALERA, s, lo, hi, m3 | ld, length)
     return n
 
 
 @kernel
 def gen_new_melds(hand, hand_n, R, acts, n):
-    """Append every new meld the hand can put down (maximal forms); returns the new count."""
-    keep_one = R[RULE.GO_OUT_NEEDS_DISCARD] == 1  # [A26] variant: plays may not empty the hand
+    """Append every new meld the hand can put down ([A9]: any legal meld, [A15]-[A18]); returns
+    the new count.
+
+    Piernas: every choice of copies per suit that [A15] allows (row ``A.LO`` packs the copies,
+    two bits per suit). Escaleras: every window of positions with at least two naturals, and
+    every placement of at most ``jokers_per_escalera`` jokers in it: on the gaps, and on
+    positions whose natural the hand holds but keeps. Identical cards are interchangeable, so
+    each distinct meld appears once. Under [A26] ``go_out_needs_discard``, melds that would
+    empty the hand are left out.
+    """
+    limit = hand_n - 1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else hand_n  # most cards in a meld
+    if limit < 3:
+        return n
     exactly_three = R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    decks = R[RULE.DECKS]
     masks = suit_masks(hand)
     ma, mb, mc, md = masks[0] & 0x3FFE, masks[1] & 0x3FFE, masks[2] & 0x3FFE, masks[3] & 0x3FFE
     ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))  # three suits or more
     if not exactly_three:  # or three cards in two suits (a pair), or three copies of one card
-        if R[RULE.DECKS] <= 2:
+        if decks <= 2:
             ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
         else:
             ranks = 0x3FFE
     for r in range(1, 14):  # [A15] piernas
         if not (ranks >> r) & 1:
             continue
-        pm = 0
-        total = 0
-        for s in range(4):
-            c = hand[s * 13 + r - 1]
-            if c > 0:
-                pm |= 1 << s
-                total += c
-        ns = popcount(pm)
-        if ns < 3 and (exactly_three or total < 3):
-            continue
-        if ns == 4:
-            for excl in range(4):
-                sm = pm & ~(1 << excl)
-                k = total - hand[excl * 13 + r - 1]
-                n = _emit_pierna(hand, hand_n, keep_one, acts, n, r, sm, k)
-        else:
-            n = _emit_pierna(hand, hand_n, keep_one, acts, n, r, pm, total)
+        h0 = min(hand[r - 1], decks)
+        h1 = min(hand[13 + r - 1], decks)
+        h2 = min(hand[26 + r - 1], decks)
+        h3 = min(hand[39 + r - 1], decks)
+        for c0 in range(h0 + 1):
+            for c1 in range(h1 + 1):
+                for c2 in range(h2 + 1):
+                    for c3 in range(h3 + 1):
+                        k = c0 + c1 + c2 + c3
+                        if k < 3 or k > limit:
+                            continue
+                        ns = (c0 > 0) + (c1 > 0) + (c2 > 0) + (c3 > 0)
+                        if ns == 4 or (exactly_three and ns != 3):
+                            continue
+                        packed = c0 | (c1 << 2) | (c2 << 4) | (c3 << 6)
+                        n = _emit(acts, n, PLAY.MELD, MELD.PIERNA, r, packed, 0, 0, k)
     J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])  # [A16]/[A17] escaleras
     mn = R[RULE.ESCALERA_MIN]
     for s in range(4):
@@ -340,34 +382,44 @@ def gen_new_melds(hand, hand_n, R, acts, n):
         if c < 2 or c + J < mn or not has_window(m, J, mn):
             continue
         for lo in range(1, 15):
-            nat = 0
-            top = min(14, lo + 12)
-            for hi in range(lo, top + 1):
-                if (m >> hi) & 1:
-                    nat += 1
-                length = hi - lo + 1
-                if length - nat > J:
-                    break
-                if length < mn or nat < 2:
-                    continue
-                if length < 13:
-                    if lo > 1 and (m >> (lo - 1)) & 1:
-                        continue
-                    if hi < 14 and (m >> (hi + 1)) & 1:
-                        continue
-                if keep_one and length >= hand_n:
-                    # [A26] variant: the whole hand may not go down; offer the run one shorter
-                    if length - 1 >= mn:
-                        for a, b in ((lo + 1, hi), (lo, hi - 1)):
-                            wb = window_bits(a, b)
-                            if popcount(wb & m) >= 2:
-                                n = _emit(
-                                    acts, n, PLAY.MELD, MELD.ESCALERA, s, a, b, wb & ~m, length - 1
-                                )
-                    continue
+            if not ((m >> lo) & 1) and J == 0:
+                continue
+            top = min(14, lo + 12, lo + limit - 1)
+            for hi in range(lo + mn - 1, top + 1):
                 wb = window_bits(lo, hi)
-                n = _emit(acts, n, PLAY.MELD, MELD.ESCALERA, s, lo, hi, wb & ~m, length)
+                held = m & wb
+                nat = popcount(held)
+                length = hi - lo + 1
+                gaps = length - nat
+                if gaps > J:  # longer windows from lo have as many gaps or more
+                    break
+                if nat < 2:
+                    continue
+                extra = min(J - gaps, nat - 2)
+                n = _emit_escalera(acts, n, s, lo, hi, wb & ~m, held, extra, length)
     return n
+
+
+@kernel
+def options_bound(R):
+    """Most play options one decision can have under rules ``R``, whatever the hand: every
+    escalera window of every suit with every joker placement, every pierna, and up to six
+    lay-offs per table meld. Sizes the option buffer (engine.new_bufs)."""
+    J = min(R[RULE.JOKERS], R[RULE.JOKERS_PER_ESCALERA])
+    d = R[RULE.DECKS]
+    esc = 0
+    for length in range(R[RULE.ESCALERA_MIN], 14):
+        ways = 0
+        comb = 1  # C(length, j)
+        for j in range(min(J, length - 2) + 1):
+            ways += comb
+            comb = comb * (length - j) // (j + 1)
+        esc += (15 - length) * ways
+    if R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE:
+        pierna = 4 * d * d * d
+    else:
+        pierna = 4 * d + 6 * d * d + 4 * d * d * d
+    return 4 * esc + 13 * pierna + MAX_MELDS * 6
 
 
 @kernel
@@ -450,12 +502,10 @@ def apply_play(hand, melds, nm, act, seat):
             r = int(act[A.KEY])
             k = 0
             for s in range(4):
-                if (int(act[A.LO]) >> s) & 1:
-                    cid = s * 13 + r - 1
-                    take = hand[cid] - (1 if act[A.HI] == s + 1 else 0)
-                    row[M.C0 + s] = take
-                    k += take
-                    hand[cid] -= take
+                take = pierna_count(act[A.LO], s)
+                row[M.C0 + s] = take
+                k += take
+                hand[s * 13 + r - 1] -= take
             row[M.N] = k
         else:
             s = int(act[A.KEY])
@@ -504,7 +554,7 @@ def consumes(act, hand, c):
     r = rank_of(c)
     s = suit_of(c)
     if act[A.KIND] == MELD.PIERNA:
-        return act[A.KEY] == r and (int(act[A.LO]) >> s) & 1 == 1
+        return act[A.KEY] == r and pierna_count(act[A.LO], s) > 0
     if act[A.KEY] != s:
         return False
     lo = int(act[A.LO])
@@ -525,3 +575,21 @@ def hand_value(hand, ace_value, joker_value):
         for r in range(2, 14):
             v += hand[b + r - 1] * min(r, 10)
     return v + hand[JOKER] * joker_value
+
+
+def list_plays(hand, melds, melded, R) -> np.ndarray:
+    """Every legal play (rows ``A.*``) for a hand of 53 counts, the table ``melds`` (its rows
+    in use) and ``melded`` (the seat may lay off, [A20]): new melds first, then lay-offs.
+    The Python face of :func:`gen_new_melds` / :func:`gen_layoffs`."""
+    R = np.asarray(R, dtype=np.int64)
+    h = np.zeros(HAND_W, dtype=np.int8)
+    h[: len(hand)] = hand
+    nm = len(melds)
+    table = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    table[:nm] = melds
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    hn = int(h.sum())
+    n = gen_new_melds(h, hn, R, acts, 0)
+    if melded:
+        n = gen_layoffs(h, hn, table, nm, R, acts, n)
+    return acts[:n].copy()

@@ -15,7 +15,15 @@ positions held by natural cards, the set of positions held by jokers). Every rul
 that explicit picture; nothing is inferred from bit masks.
 
 ``rules`` is anything with the attributes ``decks``, ``pierna_suits``, ``escalera_min``,
-``jokers_per_escalera`` and ``joker_end_move`` (a ``sim.rules.RuleSet`` works).
+``jokers_per_escalera`` and ``joker_end_move`` (a ``sim.rules.RuleSet`` works); the turn search
+(:func:`legal_plays`, :func:`take_witness`) also reads ``go_out_needs_discard``,
+``layoff_requires_own_meld`` and ``discard_take``.
+
+Plays of a turn ([A9]) are :class:`NewMeld` (any legal meld from hand, not only the largest:
+:func:`all_new_melds`) and :class:`LayOff` (one card onto a table meld: :func:`legal_layoffs`).
+:func:`take_witness` searches every sequence of them, breadth first over canonical states
+(identical cards are interchangeable, the order of the melds on the table does not matter), for
+one that puts the taken discard on the table ([A11], [A12]).
 """
 
 from __future__ import annotations
@@ -383,3 +391,169 @@ def holds(hand, cards) -> bool:
     for c in cards:
         need[c] += 1
     return all(need[c] <= hand[c] for c in range(53))
+
+
+# --------------------------------------------------------------------------- [A9] every new meld
+
+
+def escaleras_in_hand(hand, rules) -> list[Escalera]:
+    """Every legal escalera the hand can put down ([A16]-[A18]): every window of positions and
+    every placement of jokers in it — on the gaps, and on positions whose natural the hand
+    holds but keeps — with at most ``jokers_per_escalera`` jokers and two naturals or more."""
+    out = []
+    most = min(hand[JOKER], rules.jokers_per_escalera)  # [A17] (escalera_problem checks too)
+    for suit in range(4):
+        have = frozenset(p for p in ALL_POSITIONS if hand[card_at(p, suit)] > 0)
+        for lo in ALL_POSITIONS:
+            for hi in range(lo, 15):
+                window = frozenset(range(lo, hi + 1))
+                gaps = window - have
+                if len(gaps) > most:
+                    break  # a longer window from lo has these gaps too
+                held = sorted(window & have)
+                for k in range(most - len(gaps) + 1):
+                    for extra in combinations(held, k):
+                        esc = escalera_window(suit, lo, hi, gaps | frozenset(extra))
+                        if escalera_problem(esc, rules) is None:
+                            out.append(esc)
+    return out
+
+
+def all_new_melds(hand, rules) -> list[Pierna | Escalera]:
+    """Every legal meld the hand (53 counts) can put down as a new meld ([A9], [A15]-[A18]):
+    every pierna with every choice of copies per suit, every escalera window with every joker
+    placement. Each distinct meld once (identical cards are interchangeable)."""
+    return piernas_in_hand(hand, rules) + escaleras_in_hand(hand, rules)
+
+
+# --------------------------------------------------------------------------- plays of a turn
+
+
+@dataclass(frozen=True)
+class NewMeld:
+    meld: Pierna | Escalera
+
+    def cards(self) -> list[int]:
+        return self.meld.cards()
+
+    def text(self, table=()) -> str:
+        return "meld " + self.meld.text()
+
+
+@dataclass(frozen=True)
+class LayOff:
+    meld: int  # index of the table meld
+    card: int  # identity laid off
+    pos: int  # escalera position it takes; -1 on a pierna
+    move: int  # [A22] the end joker's new position; 0 = no jump
+
+    def cards(self) -> list[int]:
+        return [self.card]
+
+    def text(self, table=()) -> str:
+        on = table[self.meld].text() if self.meld < len(table) else f"meld {self.meld}"
+        what = f"lay off {card_str(self.card)} on [{on}]"
+        if self.pos > 0:
+            what += f" at position {self.pos}"
+        if self.move:
+            what += f", its joker jumps to position {self.move}"
+        return what
+
+
+def legal_plays(hand, table, may_lay: bool, rules) -> list[NewMeld | LayOff]:
+    """Every play the player may make now: every new meld from hand, and (when ``may_lay``,
+    [A20]) every single-card lay-off. Under [A26] ``go_out_needs_discard`` plays that would
+    empty the hand are left out."""
+    left = sum(hand)
+    plays: list[NewMeld | LayOff] = [NewMeld(m) for m in all_new_melds(hand, rules)]
+    if may_lay:
+        plays += [LayOff(*x) for x in sorted(legal_layoffs(table, hand, rules))]
+    if rules.go_out_needs_discard:
+        plays = [p for p in plays if len(p.cards()) < left]
+    return plays
+
+
+def apply_play(hand, table, play):
+    """The hand (53 counts) and table after ``play`` (a legal :class:`NewMeld` / :class:`LayOff`);
+    the inputs are not changed. Returns ``(hand tuple, table list)``."""
+    hand = list(hand)
+    for c in play.cards():
+        assert hand[c] > 0, "the play uses a card the hand does not hold"
+        hand[c] -= 1
+    table = list(table)
+    if isinstance(play, NewMeld):
+        table.append(play.meld)
+        return tuple(hand), table
+    meld = table[play.meld]
+    if isinstance(meld, Pierna):
+        counts = list(meld.counts)
+        counts[suit_of(play.card)] += 1
+        table[play.meld] = Pierna(meld.rank, tuple(counts))
+    elif play.card == JOKER:
+        table[play.meld] = Escalera(meld.suit, meld.naturals, meld.jokers | {play.pos})
+    elif play.move:  # [A22]: the natural takes the joker's place, the joker the other end
+        jokers = (meld.jokers - {play.pos}) | {play.move}
+        table[play.meld] = Escalera(meld.suit, meld.naturals | {play.pos}, jokers)
+    else:
+        table[play.meld] = Escalera(meld.suit, meld.naturals | {play.pos}, meld.jokers)
+    return tuple(hand), table
+
+
+def meld_key(meld) -> tuple:
+    """A meld as a sortable tuple (equal tuples: the same meld)."""
+    if isinstance(meld, Pierna):
+        return (0, meld.rank, meld.counts)
+    return (1, meld.suit, tuple(sorted(meld.naturals)), tuple(sorted(meld.jokers)))
+
+
+def table_key(table) -> tuple:
+    """The table as a multiset of melds: their order does not matter to what can follow."""
+    return tuple(sorted(meld_key(m) for m in table))
+
+
+# --------------------------------------------------------------------------- [A11] [A12] take
+
+
+def take_witness(hand, table, melded: bool, rules, c: int):
+    """A shortest legal sequence of this turn's plays that puts a card of identity ``c`` (the
+    taken discard) on the table, or None when there is none ([A11], [A12]).
+
+    ``hand``: 53 counts *without* the discard; ``table``: list of melds; ``melded``: the seat
+    has a meld of its own this round ([A20]). Breadth-first search over every sequence of
+    :func:`legal_plays` (new melds of any size, lay-offs, joker lay-offs, [A22] jumps), each
+    state (hand, table as a multiset, may lay off) visited once. Under ``discard_take`` =
+    ``new_meld_only`` only a new meld from hand that holds ``c`` counts; lay-offs may still be
+    made on the way. Under [A26] no play may empty the hand; otherwise a play that empties it
+    ends the round ([A25]), so nothing follows it.
+    """
+    start = list(hand)
+    start[c] += 1
+    may_lay = bool(melded) or not rules.layoff_requires_own_meld
+    layoff_counts = rules.discard_take == "meld_or_layoff"
+    frontier = [(tuple(start), list(table), may_lay, ())]
+    seen = {(tuple(start), table_key(table), may_lay)}
+    while frontier:
+        nxt = []
+        for h, t, ml, path in frontier:
+            for play in legal_plays(h, t, ml, rules):
+                if c in play.cards() and (isinstance(play, NewMeld) or layoff_counts):
+                    return [*path, (play, t)]
+                h2, t2 = apply_play(h, t, play)
+                ml2 = ml or isinstance(play, NewMeld)
+                key = (h2, table_key(t2), ml2)
+                if key in seen or sum(h2) == 0:
+                    continue
+                seen.add(key)
+                nxt.append((h2, t2, ml2, (*path, (play, t))))
+        frontier = nxt
+    return None
+
+
+def take_possible(hand, table, melded: bool, rules, c: int) -> bool:
+    """May a seat holding ``hand`` (without the discard) take discard ``c``? ([A11], [A12])"""
+    return take_witness(hand, table, melded, rules, c) is not None
+
+
+def witness_text(witness) -> str:
+    """A take witness from :func:`take_witness` as readable lines."""
+    return "; ".join(play.text(t) for play, t in witness)

@@ -52,7 +52,7 @@ import numpy as np
 
 from ..rules import RuleError, RuleSet
 from .cards import JOKER, CardError, card_str, parse_card, position_card, rank_of, suit_of
-from .layout import MAX_ACTS, MAX_MELDS, MELD, PH, PLAY, ST, A, G, M, S
+from .layout import MAX_MELDS, MELD, PH, PLAY, ST, A, G, M, S
 
 PHASES = ("draw", "play", "discard")
 KEYS = (
@@ -534,16 +534,13 @@ def describe_play(st, seat: int, act) -> dict:
 
 def _play_options(g, seat, must_place: int | None = None) -> list[dict]:
     """The engine's play options; with ``must_place``, only those that put that card down."""
-    from .engine import gen_plays
-    from .moves import consumes
+    from .engine import gen_plays, keep_placeable, new_bufs
 
-    acts = np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16)
-    n = gen_plays(g.st, g.R, seat, acts)
-    return [
-        describe_play(g.st, seat, acts[i])
-        for i in range(n)
-        if must_place is None or consumes(acts[i], g.st.hands[seat], must_place)
-    ]
+    b = new_bufs(g.R)
+    n = gen_plays(g.st, g.R, seat, b.acts)
+    if must_place is not None:
+        n = keep_placeable(g.st, g.R, seat, must_place, b.acts, n, b)
+    return [describe_play(g.st, seat, b.acts[i]) for i in range(n)]
 
 
 def moves(pos: Position, after_draw: str | None = None) -> dict:
@@ -555,7 +552,7 @@ def moves(pos: Position, after_draw: str | None = None) -> dict:
     discard is still in hand). ``discard``: every legal discard ([A12], [A24]).
     ``after_draw``: from a draw position, the plays after drawing that card from the stock.
     """
-    from .engine import new_bufs, plan_take, take_may_work
+    from .engine import new_bufs, take_ok
 
     g = pos._game()
     st, R, seat = g.st, g.R, pos.to_move
@@ -585,10 +582,7 @@ def moves(pos: Position, after_draw: str | None = None) -> dict:
         if pos.stock or len(pos.pile) > keep:
             opts.append({"draw": "stock", "cards_left": len(pos.stock)})
         top = pos.pile[-1]
-        b = new_bufs(R)
-        ok = bool(take_may_work(st, R, seat, top)) and (
-            plan_take(st, R, seat, top, b.plan, b.acts, b.hand, b.melds) > 0
-        )
+        ok = bool(take_ok(st, R, seat, top, new_bufs(R)))
         why = (
             "it can reach the table this turn [A11]/[A12]"
             if ok

@@ -1,7 +1,7 @@
 """A plug-in that re-exports greedy's decisions under a new name: running it through the
 plug-in path must give exactly greedy's games."""
 
-from sim.loba.policies import best_discard, best_play, greedy_draw
+from sim.loba.policies import best_discard, greedy_draw, out_or_largest
 from sim.policies.api import Policy, decision
 
 
@@ -12,7 +12,7 @@ def draw(hand, melds, pile, pub, params, rng, acts, n):
 
 @decision
 def play(hand, melds, pile, pub, params, rng, acts, n):
-    return best_play(acts, n)
+    return out_or_largest(hand, melds, pub, acts, n)
 
 
 @decision
