@@ -7,6 +7,7 @@ with one sentence on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -505,17 +506,7 @@ def simulate_cmd(
         if bar is not None:
             bar.__exit__(None, None, None)
             bar = None
-        msg = "Interrupted."
-        if target is not None:
-            try:
-                m = RunDir.read(target).manifest
-                msg = (
-                    f"Interrupted: {m['games_done']} of {m['games']} games are on disk in"
-                    f" '{target}'; finish with: loba simulate --resume {target}"
-                )
-            except Exception:
-                pass
-        click.echo(msg, err=True)
+        click.echo(_interrupted(target), err=True)
         raise click.exceptions.Exit(130) from None
     except ChunkError as e:
         if bar is not None:
@@ -564,6 +555,23 @@ def simulate_cmd(
         click.echo(f"resumed {resume_dir}: played the {rep.games} missing games")
     elif out_dir is not None:
         click.echo(f"wrote {out_dir}")
+
+
+def _interrupted(target) -> str:
+    """The one sentence after Ctrl-C stopped a run: what is kept and how to finish."""
+    from sim.results import RunDir
+
+    nothing = "Interrupted; nothing was saved (use --out DIR to keep finished chunks)."
+    if target is None:
+        return nothing
+    try:
+        m = RunDir.read(target).manifest
+    except Exception:  # stopped before the run directory was made
+        return nothing
+    return (
+        f"Interrupted: {m['games_done']} of {m['games']} games are on disk in"
+        f" '{target}'; finish with: loba simulate --resume {target}"
+    )
 
 
 @cli.command("bench", epilog=EXAMPLES["bench"])
@@ -1203,8 +1211,18 @@ def main(argv=None) -> int:
 
 
 def run() -> None:
-    """Console-script entry (``loba``)."""
-    sys.exit(main())
+    """Console-script entry (``loba``). After Ctrl-C the process ends at once (os._exit, once
+    the output is flushed): a kernel call stuck in a plug-in's loop cannot be stopped, and a
+    normal exit would wait for its thread forever."""
+    code = main()
+    if code == 130:
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        os._exit(130)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
