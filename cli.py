@@ -124,6 +124,8 @@ ENVIRONMENT = """\b
 Environment:
   LOBA_CACHE_DIR   where compiled kernels are kept (default ~/.cache/loba-sim)
   LOBA_JIT_CACHE   0 turns the on-disk kernel cache off
+  LOBA_ISOLATE     simulate: 1 plays chunks in a child process (a crash is reported, not
+                   fatal), 0 never; default: only when a seat uses a plug-in policy
   NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
 
 \b
@@ -423,6 +425,11 @@ def simulate_cmd(
 
     Chunks of games stream to --out as they finish (bounded memory at any size); an
     interrupted run is finished with --resume DIR.
+
+    Ctrl-C stops the run at once (exit 130), even in a plug-in stuck in a loop, keeping every
+    finished chunk in --out. With a plug-in seat the chunks are played in a child process: a
+    plug-in that crashes it (e.g. a segfault) stops the run with one sentence naming the seat
+    (exit 1), and the finished chunks resume.
     """
     from sim.results import RunDir
     from sim.runner import ChunkError, resume_run, stream_run

@@ -86,6 +86,7 @@ def _child_main(conn, job: ChunkJob, threads: int | None, parent: int) -> None:
     """The child: load the kernel, then play each piece sent until None (or the pipe closes).
     Replies ("ready",), ("done", ChunkResult), ("failed", exception) or ("error", exception)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since birth
     _die_with_parent(parent)
     try:
         if threads:
@@ -115,16 +116,18 @@ def _child_main(conn, job: ChunkJob, threads: int | None, parent: int) -> None:
 
 # ----------------------------------------------------------------------------- the parent
 @contextlib.contextmanager
-def _sigint_ignored():
-    """The child is born ignoring SIGINT (a Ctrl-C while it imports would print a traceback)."""
+def _sigint_held():
+    """The child is born with SIGINT blocked (it inherits the mask; a Ctrl-C while it imports
+    would print a traceback there) until it ignores it, and a Ctrl-C meanwhile is held for this
+    process, not lost: pending until unblocked (or taken by another thread's handler)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _seat_words(seats: list[tuple[int, str]]) -> str:
@@ -186,7 +189,7 @@ class _Child:
             name="loba-chunks",
             daemon=True,
         )
-        with _sigint_ignored():
+        with _sigint_held():
             self.proc.start()
         child_end.close()
 
