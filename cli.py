@@ -7,6 +7,7 @@ with one sentence on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -123,6 +124,8 @@ ENVIRONMENT = """\b
 Environment:
   LOBA_CACHE_DIR   where compiled kernels are kept (default ~/.cache/loba-sim)
   LOBA_JIT_CACHE   0 turns the on-disk kernel cache off
+  LOBA_ISOLATE     simulate: 1 plays chunks in a child process (a crash is reported, not
+                   fatal), 0 never; default: only when a seat uses a plug-in policy
   NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
 
 \b
@@ -422,6 +425,11 @@ def simulate_cmd(
 
     Chunks of games stream to --out as they finish (bounded memory at any size); an
     interrupted run is finished with --resume DIR.
+
+    Ctrl-C stops the run at once (exit 130), even in a plug-in stuck in a loop, keeping every
+    finished chunk in --out. With a plug-in seat the chunks are played in a child process: a
+    plug-in that crashes it (e.g. a segfault) stops the run with one sentence naming the seat
+    (exit 1), and the finished chunks resume.
     """
     from sim.results import RunDir
     from sim.runner import ChunkError, resume_run, stream_run
@@ -505,17 +513,7 @@ def simulate_cmd(
         if bar is not None:
             bar.__exit__(None, None, None)
             bar = None
-        msg = "Interrupted."
-        if target is not None:
-            try:
-                m = RunDir.read(target).manifest
-                msg = (
-                    f"Interrupted: {m['games_done']} of {m['games']} games are on disk in"
-                    f" '{target}'; finish with: loba simulate --resume {target}"
-                )
-            except Exception:
-                pass
-        click.echo(msg, err=True)
+        click.echo(_interrupted(target), err=True)
         raise click.exceptions.Exit(130) from None
     except ChunkError as e:
         if bar is not None:
@@ -564,6 +562,23 @@ def simulate_cmd(
         click.echo(f"resumed {resume_dir}: played the {rep.games} missing games")
     elif out_dir is not None:
         click.echo(f"wrote {out_dir}")
+
+
+def _interrupted(target) -> str:
+    """The one sentence after Ctrl-C stopped a run: what is kept and how to finish."""
+    from sim.results import RunDir
+
+    nothing = "Interrupted; nothing was saved (use --out DIR to keep finished chunks)."
+    if target is None:
+        return nothing
+    try:
+        m = RunDir.read(target).manifest
+    except Exception:  # stopped before the run directory was made
+        return nothing
+    return (
+        f"Interrupted: {m['games_done']} of {m['games']} games are on disk in"
+        f" '{target}'; finish with: loba simulate --resume {target}"
+    )
 
 
 @cli.command("bench", epilog=EXAMPLES["bench"])
@@ -1203,8 +1218,18 @@ def main(argv=None) -> int:
 
 
 def run() -> None:
-    """Console-script entry (``loba``)."""
-    sys.exit(main())
+    """Console-script entry (``loba``). After Ctrl-C the process ends at once (os._exit, once
+    the output is flushed): a kernel call stuck in a plug-in's loop cannot be stopped, and a
+    normal exit would wait for its thread forever."""
+    code = main()
+    if code == 130:
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        os._exit(130)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

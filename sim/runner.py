@@ -99,19 +99,46 @@ def in_slices(fn: Callable[[int, int], None], count: int, threads: int | None = 
 
     The compiled kernels release the GIL, so the threads run on separate cores. Four slices per
     thread (at least 64 games each) even out games of different lengths. Each game's result
-    depends only on its index, so the slicing never changes a table.
+    depends only on its index, so the slicing never changes a table. Called from the main
+    thread, the kernel runs on a worker thread even for one slice, and the main thread waits
+    interruptibly (:func:`wait_result`): Ctrl-C raises KeyboardInterrupt there at once, while a
+    kernel call that never returns (a plug-in stuck in a loop) is left to its thread.
     """
     threads = threads or _threads
     if threads <= 1 or count < 128:
-        fn(0, count)
-        return
-    pieces = min(4 * threads, max(threads, count // 64))
-    bounds = [count * k // pieces for k in range(pieces + 1)]
+        if threading.current_thread() is not threading.main_thread():
+            fn(0, count)
+            return
+        threads, bounds = 1, [0, count]  # off the main thread all the same: Ctrl-C works
+    else:
+        pieces = min(4 * threads, max(threads, count // 64))
+        bounds = [count * k // pieces for k in range(pieces + 1)]
     pool = _pools.get(threads)
     if pool is None:
         pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="loba-kernel")
-    for f in [pool.submit(fn, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]:
-        f.result()
+    futures = [pool.submit(fn, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    try:
+        for f in futures:
+            wait_result(f)
+    except BaseException as e:
+        if not isinstance(e, Exception):  # Ctrl-C: the kernel calls cannot be stopped
+            for f in futures:
+                f.cancel()
+            if _pools.get(threads) is pool:  # later calls get fresh threads, not stuck ones
+                del _pools[threads]
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+
+
+def wait_result(future, poll: float = 0.2):
+    """``future.result()``, waiting in short steps so that Ctrl-C (SIGINT) reaches the main
+    thread while a compiled kernel runs on another one: an untimed wait is not woken when the
+    signal lands on the kernel's thread, and a kernel in compiled code never looks at it."""
+    while True:
+        try:
+            return future.result(timeout=poll)
+        except TimeoutError:
+            continue
 
 
 def check_run(rules, seats, games, seed, game=None) -> tuple[GameSpec, RuleSet, list[Seat]]:
@@ -539,6 +566,9 @@ class RunReport:
 
 
 def _check_backend(backend: str, scheduler, workers, chunk_size, threads) -> None:
+    from .isolated import isolation
+
+    isolation()  # a bad LOBA_ISOLATE fails before anything is written
     if threads is not None and (
         isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
     ):
@@ -578,9 +608,12 @@ def _execute(job, run, todo, progress, total, done, backend, scheduler, workers,
             begin=run.begin_session if run is not None else None,
         )
     else:
+        from .isolated import run_child, wants_child
+
+        child = wants_child(job)  # a plug-in seat: chunks in a child process (sim.isolated)
         if run is not None:
             run.begin_session({"backend": "local", "threads": set_threads(threads)})
-        info = run_local(job, todo, sink, threads)
+        info = (run_child if child else run_local)(job, todo, sink, threads)
     return sink, info
 
 

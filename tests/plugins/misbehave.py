@@ -1,0 +1,68 @@
+"""Plug-ins that misbehave on purpose (tests/test_interrupt.py): greedy's decisions, except that
+when armed they hang (``hang``: a play decision loops forever) or crash the process (``crash``:
+a play decision writes far out of bounds, a segmentation fault) at a rare decision.
+
+Armed by the environment of the process that loads this file: ``LOBA_TEST_MISBEHAVE=1``. The
+switch is a parameter default (read when the seat is parsed, not frozen into compiled code), so
+the same seat string resumed without it plays exactly greedy's games. Which decision is the
+rare one depends only on the game's policy random stream (read, never advanced), so an armed
+run misbehaves at the same game every time; ``every`` sets how rare (about one decision in
+``every``).
+"""
+
+import os
+
+import numpy as np
+
+from sim.loba.policies import best_discard, best_play, greedy_draw
+from sim.policies.api import Policy, decision
+
+ARMED = 1.0 if os.environ.get("LOBA_TEST_MISBEHAVE", "") not in ("", "0") else 0.0
+
+
+@decision
+def draw(hand, melds, pile, pub, params, rng, acts, n):
+    return greedy_draw(hand, melds, pile, pub, params, rng, acts, n)
+
+
+@decision
+def discard(hand, melds, pile, pub, params, rng, acts, n):
+    return best_discard(hand, pub, acts, n)
+
+
+@decision
+def hang_play(hand, melds, pile, pub, params, rng, acts, n):
+    if params[0] > 0 and rng[0] % np.uint64(params[1]) == 0:
+        x = np.int64(0)
+        while pub[0] >= 0:  # never false (a seat number), and Numba cannot know it
+            x += hand[x % 53] + 1
+            rng[1] ^= np.uint64(x)  # a store: the loop cannot be dropped
+    return best_play(acts, n)
+
+
+@decision
+def crash_play(hand, melds, pile, pub, params, rng, acts, n):
+    if params[0] > 0 and rng[0] % np.uint64(params[1]) == 0:
+        far = np.int64(1) << np.int64(42)
+        hand[far] = 1  # 4 TiB past the hand: unmapped memory, SIGSEGV
+        hand[-far] = 1
+    return best_play(acts, n)
+
+
+DOC = "greedy, but armed by LOBA_TEST_MISBEHAVE=1 it {} at about one decision in `every`"
+hang = Policy(
+    "hang",
+    draw,
+    hang_play,
+    discard,
+    params={"armed": ARMED, "every": 600.0},
+    doc=DOC.format("loops forever"),
+)
+crash = Policy(
+    "crash",
+    draw,
+    crash_play,
+    discard,
+    params={"armed": ARMED, "every": 600.0},
+    doc=DOC.format("writes out of bounds (segfault)"),
+)
