@@ -21,7 +21,6 @@ import contextlib
 import os
 import pickle
 import signal
-import threading
 from collections import deque
 
 from .policies import parse_seats
@@ -85,8 +84,7 @@ def _portable(e: BaseException) -> BaseException:
 def _child_main(conn, job: ChunkJob, threads: int | None, parent: int) -> None:
     """The child: load the kernel, then play each piece sent until None (or the pipe closes).
     Replies ("ready",), ("done", ChunkResult), ("failed", exception) or ("error", exception)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since birth
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's (already so, posix)
     _die_with_parent(parent)
     try:
         if threads:
@@ -115,19 +113,50 @@ def _child_main(conn, job: ChunkJob, threads: int | None, parent: int) -> None:
 
 
 # ----------------------------------------------------------------------------- the parent
+def _deaf_python() -> str:
+    """A ``/bin/sh`` trampoline that runs this Python with SIGINT ignored from its first
+    instruction. An ignored signal stays ignored across ``exec``, and Python then installs no
+    handler of its own, so a Ctrl-C sent to the whole process group while the child imports
+    (seconds) cannot kill it with a traceback; the parent handles Ctrl-C and kills the child.
+    (A blocked signal mask does not survive the spawn, and ignoring SIGINT in this process
+    while it starts the child would lose a Ctrl-C taken by a thread that does not block it.)
+    """
+    import shlex
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    text = f'#!/bin/sh\ntrap "" INT\nexec {shlex.quote(sys.executable)} "$@"\n'
+    folder = Path(tempfile.gettempdir()) / f"loba-sim-{os.getuid()}"
+    path = folder / "python-ignoring-sigint"
+    try:
+        if path.read_text() == text and os.access(path, os.X_OK):
+            return str(path)
+    except OSError:
+        pass
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{path.name}.{os.getpid()}"
+    tmp.write_text(text)
+    tmp.chmod(0o755)
+    os.replace(tmp, path)
+    return str(path)
+
+
 @contextlib.contextmanager
-def _sigint_held():
-    """The child is born with SIGINT blocked (it inherits the mask; a Ctrl-C while it imports
-    would print a traceback there) until it ignores it, and a Ctrl-C meanwhile is held for this
-    process, not lost: pending until unblocked (or taken by another thread's handler)."""
-    if threading.current_thread() is not threading.main_thread():
+def _deaf_child():
+    """Children spawned inside start deaf to Ctrl-C (:func:`_deaf_python`); the executable
+    of other spawns in this process (Dask's) is left alone."""
+    if os.name != "posix":
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    from multiprocessing import spawn
+
+    old = spawn.get_executable()
+    spawn.set_executable(_deaf_python())
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        spawn.set_executable(old)
 
 
 def _seat_words(seats: list[tuple[int, str]]) -> str:
@@ -189,7 +218,7 @@ class _Child:
             name="loba-chunks",
             daemon=True,
         )
-        with _sigint_held():
+        with _deaf_child():
             self.proc.start()
         child_end.close()
 

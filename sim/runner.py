@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import os
 import re
+import signal
 import tempfile
 import threading
 import time
@@ -78,6 +79,12 @@ _threads = MAX_THREADS
 _pools: dict[int, ThreadPoolExecutor] = {}
 
 
+def _deaf_to_ctrl_c() -> None:
+    """Kernel threads block SIGINT, so Ctrl-C always reaches the main thread (which waits
+    interruptibly); sim.isolated relies on it while it starts a child process."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
 def set_threads(threads: int | None) -> int:
     """Use ``threads`` worker threads (None: all the machine's); returns the count in use."""
     global _threads
@@ -115,7 +122,9 @@ def in_slices(fn: Callable[[int, int], None], count: int, threads: int | None = 
         bounds = [count * k // pieces for k in range(pieces + 1)]
     pool = _pools.get(threads)
     if pool is None:
-        pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="loba-kernel")
+        pool = _pools[threads] = ThreadPoolExecutor(
+            threads, thread_name_prefix="loba-kernel", initializer=_deaf_to_ctrl_c
+        )
     futures = [pool.submit(fn, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
     try:
         for f in futures:
