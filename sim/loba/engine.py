@@ -24,13 +24,17 @@ from .layout import (
     DEC,
     DRAW,
     HAND_W,
+    HIST_CAP,
+    HT,
     JOKER,
     MAX_ACTS,
     MAX_CARDS,
     MAX_MELDS,
     MAX_SEATS,
     MELD,
+    MEM_N,
     N_IDS,
+    PARAMS_W,
     PH,
     PLAY,
     PUB,
@@ -41,6 +45,7 @@ from .layout import (
     A,
     E,
     G,
+    H,
     M,
     S,
     Scratch,
@@ -76,7 +81,9 @@ def new_state():
         np.zeros(MAX_CARDS, dtype=np.int16),
         np.zeros(G.SIZE, dtype=np.int64),
         np.zeros((MAX_SEATS, S.SIZE), dtype=np.int64),
-        np.zeros(4, dtype=np.uint64),
+        np.zeros(2 + 2 * MAX_SEATS, dtype=np.uint64),
+        np.empty((HIST_CAP, H.SIZE), dtype=np.int16),  # rows >= g[G.HIST_N] are never read
+        np.zeros((MAX_SEATS, MEM_N), dtype=np.float64),
     )
 
 
@@ -90,6 +97,10 @@ def copy_state(src, dst):
     dst.g[:] = src.g
     dst.s[:] = src.s
     dst.rng[:] = src.rng
+    dst.mem[:] = src.mem
+    for i in range(min(src.g[G.HIST_N], HIST_CAP)):
+        for j in range(H.SIZE):
+            dst.hist[i, j] = src.hist[i, j]
 
 
 @kernel
@@ -141,6 +152,7 @@ def start_game(st, R, n_players, first_dealer):
     s = st.s
     g[:] = 0
     s[:, :] = 0
+    st.mem[:, :] = 0
     g[G.NP] = n_players
     g[G.WINNER] = -1
     g[G.TAKEN] = -1
@@ -185,6 +197,8 @@ def deal_round(st, R, deck, deck_n, tr):
     g[G.TURN] = 0
     g[G.RESHUFFLES] = 0
     g[G.TAKEN] = -1
+    g[G.HIST_N] = 0
+    g[G.HIST_LOST] = 0
     for q in range(g[G.NP]):
         st.s[q, S.HAND_N] = 0
         st.s[q, S.MELDED] = 0
@@ -274,6 +288,30 @@ def fill_pub(st, R, seat, pub, decision):
             pub[PUB.REBUYS + q] = 0
             pub[PUB.STATUS + q] = ST.OUT
     pub[PUB.ACTIVE] = act
+    pub[PUB.HIST_LOST] = g[G.HIST_LOST]
+
+
+@kernel(inline="always")
+def hist_add(st, t, seat, card, meld, kind, key, p0, p1, p2, p3):
+    """Append a row to the round's public history (layout ``H``); count it when full."""
+    g = st.g
+    i = g[G.HIST_N]
+    if i >= HIST_CAP:
+        g[G.HIST_LOST] += 1
+        return
+    row = st.hist[i]
+    row[H.TYPE] = t
+    row[H.SEAT] = seat
+    row[H.TURN] = g[G.TURN]
+    row[H.CARD] = card
+    row[H.MELD] = meld
+    row[H.KIND] = kind
+    row[H.KEY] = key
+    row[H.P0] = p0
+    row[H.P1] = p1
+    row[H.P2] = p2
+    row[H.P3] = p3
+    g[G.HIST_N] = i + 1
 
 
 @kernel(inline="always")
@@ -304,6 +342,16 @@ def do_play(st, seat, act, tr):
         st.g[G.TAKEN] = -1  # [A12] a card of the taken identity reached the table
     nm = st.g[G.NMELDS]
     st.g[G.NMELDS] = apply_play(hand, st.melds, nm, act, seat)
+    if act[A.TYPE] == PLAY.MELD:
+        row = st.melds[nm]
+        if row[M.KIND] == MELD.ESCALERA:
+            p3 = 0
+            p0, p1, p2 = row[M.LO], row[M.HI], row[M.JMASK]
+        else:
+            p0, p1, p2, p3 = row[M.C0], row[M.C0 + 1], row[M.C0 + 2], row[M.C0 + 3]
+        hist_add(st, HT.MELD, seat, -1, nm, row[M.KIND], row[M.KEY], p0, p1, p2, p3)
+    else:
+        hist_add(st, HT.LAYOFF, seat, act[A.CARD], act[A.MELD], 0, 0, act[A.POS], act[A.MOVE], 0, 0)
     if tr is not None:
         if act[A.TYPE] == PLAY.MELD:
             row = st.melds[nm]
@@ -509,14 +557,67 @@ def plan_take(st, R, seat, c, plan, acts, sh, sm):
 
 
 @kernel(inline="always")
-def decide(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
-    """The one gate every decision passes: fill the public view, count the decision, ask the
-    seat's function, and check its answer. An answer outside ``0 .. n-1`` is a bad answer,
-    counted per seat (``S.BAD_ANSWERS``): it reads as the documented fallback, the first
-    option, or "stop" where stopping is an option (``may_stop``: plays, where -1 stops)."""
+def decide(fn, st, R, seat, bufs, params, acts, n, decision, may_stop):
+    """The one gate every decision passes: fill the public view, count the decision, hand the
+    seat's function its sealed view (sim.loba.api), and check its answer.
+
+    Everything handed over is a copy in the ``v_*`` arrays of ``bufs`` (exact-length slices;
+    the history is the state's own rows so far, typed read-only), written here and never read
+    back, except the seat's own random stream and memory, copied back after the call. The
+    options' rows are zeroed after the call, so nothing of one seat's options is left for
+    the next. An answer outside ``0 .. n-1`` is a bad answer, counted per seat
+    (``S.BAD_ANSWERS``): it reads as the documented fallback, the first option, or "stop"
+    where stopping is an option (``may_stop``: plays, where -1 stops)."""
+    pub = bufs.pub
     fill_pub(st, R, seat, pub, decision)
     st.g[G.DECISIONS] += 1
-    k = fn(st.hands[seat, :N_IDS], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
+    vh = bufs.v_hand
+    for c in range(N_IDS):
+        vh[c] = st.hands[seat, c]
+    nm = st.g[G.NMELDS]
+    vml = bufs.v_melds
+    for i in range(nm):
+        for j in range(M.SIZE):
+            vml[i, j] = st.melds[i, j]
+    pn = st.g[G.PILE_N]
+    vpl = bufs.v_pile
+    for i in range(pn):
+        vpl[i] = st.pile[i]
+    vp = bufs.v_params
+    w = min(params.shape[1], PARAMS_W)
+    for i in range(w):
+        vp[i] = params[seat, i]
+    va = bufs.v_acts
+    for i in range(n):
+        for j in range(A.SIZE):
+            va[i, j] = acts[i, j]
+    vr = bufs.v_rng
+    r = 2 + 2 * seat
+    vr[0] = st.rng[r]
+    vr[1] = st.rng[r + 1]
+    vm = bufs.v_mem
+    for i in range(MEM_N):
+        vm[i] = st.mem[seat, i]
+    hn = min(st.g[G.HIST_N], HIST_CAP)
+    k = fn(
+        vh,
+        vml[:nm],
+        vpl[:pn],
+        pub,
+        vp[:w],
+        vr,
+        va[:n],
+        n,
+        st.hist[:hn],
+        vm,
+    )
+    st.rng[r] = vr[0]  # the seat's own stream moves on
+    st.rng[r + 1] = vr[1]
+    for i in range(MEM_N):
+        st.mem[seat, i] = vm[i]
+    for i in range(n):
+        for j in range(A.SIZE):
+            va[i, j] = 0
     if k >= 0 and k < n:
         return k
     if may_stop and k == -1:
@@ -526,7 +627,7 @@ def decide(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
 
 
 @kernel(inline="always")
-def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
+def play_turn(st, R, seat, fns, params, acts, plan, bufs, sh, sm, tr):
     """One turn of ``seat`` ([A9]-[A14], [A20]-[A26]). Returns TURN_ON, TURN_OUT or TURN_VOID."""
     g = st.g
     s = st.s
@@ -549,13 +650,14 @@ def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
         nopt += 1
     ch = 0
     if nopt > 1:
-        ch = decide(fns.draw[seat], st, R, seat, pub, params, acts, nopt, DEC.DRAW, False)
+        ch = decide(fns.draw[seat], st, R, seat, bufs, params, acts, nopt, DEC.DRAW, False)
     if acts[ch, 0] == DRAW.DISCARD:
         g[G.PILE_N] -= 1
         st.pile[g[G.PILE_N]] = -1
         hand[top] += 1
         s[seat, S.HAND_N] += 1
         g[G.TAKEN] = top
+        hist_add(st, HT.DRAW, seat, top, 0, DRAW.DISCARD, 0, 0, 0, 0, 0)
         if tr is not None:
             ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
         if kplan == 1:  # the policy picks which play puts the card down
@@ -570,7 +672,7 @@ def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
                     m += 1
             k = 0
             if m > 1:
-                k = decide(fns.play[seat], st, R, seat, pub, params, acts, m, DEC.PLAY, False)
+                k = decide(fns.play[seat], st, R, seat, bufs, params, acts, m, DEC.PLAY, False)
             if m > 0:  # plan_take found this play; m == 0 would be an engine bug
                 do_play(st, seat, acts[k], tr)
         else:
@@ -581,6 +683,7 @@ def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
         g[G.STOCK_N] -= 1
         hand[st.stock[g[G.STOCK_N]]] += 1
         s[seat, S.HAND_N] += 1
+        hist_add(st, HT.DRAW, seat, -1, 0, DRAW.STOCK, 0, 0, 0, 0, 0)
         if tr is not None:
             ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
     # [A9] any number of plays, in any order
@@ -588,7 +691,7 @@ def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
         n = gen_plays(st, R, seat, acts)
         if n == 0:
             break
-        k = decide(fns.play[seat], st, R, seat, pub, params, acts, n, DEC.PLAY, True)
+        k = decide(fns.play[seat], st, R, seat, bufs, params, acts, n, DEC.PLAY, True)
         if k < 0:
             break
         do_play(st, seat, acts[k], tr)
@@ -609,12 +712,13 @@ def play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr):
         n += 1
     k = 0
     if n > 1:
-        k = decide(fns.discard[seat], st, R, seat, pub, params, acts, n, DEC.DISCARD, False)
+        k = decide(fns.discard[seat], st, R, seat, bufs, params, acts, n, DEC.DISCARD, False)
     cid = acts[k, 0]
     hand[cid] -= 1
     s[seat, S.HAND_N] -= 1
     st.pile[g[G.PILE_N]] = cid
     g[G.PILE_N] += 1
+    hist_add(st, HT.DISCARD, seat, cid, 0, 0, 0, 0, 0, 0, 0)
     if tr is not None:
         ev(tr, E.DISCARD, g[G.ROUND], seat, 0, cid, 0, 0)
     if s[seat, S.HAND_N] == 0:
@@ -649,7 +753,7 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
 
     ``rstat[q]`` receives each seat's round status (RS_*).
     """
-    acts, pub = bufs.acts, bufs.pub
+    acts = bufs.acts
     g = st.g
     s = st.s
     np_ = g[G.NP]
@@ -680,7 +784,8 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
                 acts[0, 0] = 0
                 acts[1, 0] = 1
                 g[G.REBUY_SCORE] = target
-                yes = decide(fns.rebuy[q], st, R, q, pub, params, acts, 2, DEC.REBUY, False)
+                yes = decide(fns.rebuy[q], st, R, q, bufs, params, acts, 2, DEC.REBUY, False)
+                hist_add(st, HT.REBUY, q, 0, 0, yes, 0, s[q, S.REBUYS] + yes, 0, 0, 0)
             if yes == 1:
                 s[q, S.REBUYS] += 1
                 s[q, S.PAID] += R[RULE.REBUY_COST]
@@ -737,6 +842,13 @@ def new_bufs(R):
         np.zeros(HAND_W, dtype=np.int8),
         np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
+        np.zeros(N_IDS, dtype=np.int8),
+        np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
+        np.zeros(MAX_CARDS, dtype=np.int16),
+        np.zeros(PARAMS_W, dtype=np.float64),
+        np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
+        np.zeros(2, dtype=np.uint64),
+        np.zeros(MEM_N, dtype=np.float64),
     )
 
 
@@ -807,7 +919,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
     [A27]-[A28]). Returns the phase. The turn loop lives here, with :func:`play_turn` inlined,
     so that a batch pays one call per round instead of one per turn (measured: -15% per turn).
     """
-    acts, plan, pub, sh, sm = bufs.acts, bufs.plan, bufs.pub, bufs.hand, bufs.melds
+    acts, plan, sh, sm = bufs.acts, bufs.plan, bufs.hand, bufs.melds
     g = st.g
     s = st.s
     for _ in range(limit):
@@ -815,7 +927,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
             break
         seat = g[G.CUR]
         placed_before = s[seat, S.PLACED]
-        res = play_turn(st, R, seat, fns, params, acts, plan, pub, sh, sm, tr)
+        res = play_turn(st, R, seat, fns, params, acts, plan, bufs, sh, sm, tr)
         g[G.TURN] += 1
         g[G.TURNS] += 1
         if res == TURN_OUT:

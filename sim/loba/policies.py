@@ -21,7 +21,7 @@ from ..policies.api import AddOnRule, Policy, addon_slot, decision
 from ..rng import below
 from .cards import rank_of, suit_of
 from .engine import copy_rows2
-from .layout import DRAW, JOKER, MAX_ACTS, MAX_MELDS, PLAY, PUB, ST, A, M
+from .layout import DRAW, HT, JOKER, MAX_ACTS, MAX_MELDS, MELD, PLAY, PUB, ST, A, H, M
 from .moves import apply_play, gen_layoffs, gen_new_melds
 from .rules import RULE
 
@@ -31,19 +31,19 @@ REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a
 
 
 @decision
-def random_draw(hand, melds, pile, pub, params, rng, acts, n):
+def random_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return below(rng, n)
 
 
 @decision
-def random_play(hand, melds, pile, pub, params, rng, acts, n):
+def random_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     if pub[PUB.TAKEN] >= 0:
         return below(rng, n)
     return below(rng, n + 1) - 1  # -1 = stop
 
 
 @decision
-def random_discard(hand, melds, pile, pub, params, rng, acts, n):
+def random_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return below(rng, n)
 
 
@@ -106,7 +106,7 @@ def best_discard(hand, pub, acts, n):
 
 
 @decision
-def greedy_draw(hand, melds, pile, pub, params, rng, acts, n):
+def greedy_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     for i in range(n):
         if acts[i, 0] == DRAW.DISCARD:
             return i
@@ -114,12 +114,12 @@ def greedy_draw(hand, melds, pile, pub, params, rng, acts, n):
 
 
 @decision
-def greedy_play(hand, melds, pile, pub, params, rng, acts, n):
+def greedy_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_play(acts, n)
 
 
 @decision
-def greedy_discard(hand, melds, pile, pub, params, rng, acts, n):
+def greedy_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_discard(hand, pub, acts, n)
 
 
@@ -170,14 +170,14 @@ def hold_mode_greedy(hand, melds, pub, params):
 
 
 @decision
-def hold_draw(hand, melds, pile, pub, params, rng, acts, n):
+def hold_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     if hold_mode_greedy(hand, melds, pub, params):
-        return greedy_draw(hand, melds, pile, pub, params, rng, acts, n)
+        return greedy_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem)
     return 0
 
 
 @decision(alloc=True)
-def hold_play(hand, melds, pile, pub, params, rng, acts, n):
+def hold_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     if pub[PUB.TAKEN] >= 0 or hold_mode_greedy(hand, melds, pub, params):
         return best_play(acts, n)
     if greedy_leaves(hand, melds, pub) <= 1:
@@ -186,25 +186,130 @@ def hold_play(hand, melds, pile, pub, params, rng, acts, n):
 
 
 @decision
-def hold_discard(hand, melds, pile, pub, params, rng, acts, n):
+def hold_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_discard(hand, pub, acts, n)
+
+
+# ---------------------------------------------------------------- wary
+
+# wary's memory (mem slots): the round it last read, history rows read, then what it learnt
+# of the next player this round: cards they could use (a 53-bit mask, exact in a float64) and
+# the escaleras they put down (meld ids 0-31, 32-63: two 32-bit masks)
+W_ROUND, W_ROWS, W_CARDS, W_ESC_LO, W_ESC_HI = 0, 1, 2, 3, 4
+
+
+@kernel
+def next_active_seat(pub):
+    """The next seat to the left that is still in the game (who may take my discard)."""
+    me = pub[PUB.SEAT]
+    np_ = pub[PUB.NP]
+    for k in range(1, np_ + 1):
+        q = (me + k) % np_
+        if pub[PUB.STATUS + q] == ST.ACTIVE:
+            return q
+    return me
+
+
+@kernel
+def rank_bits(r):
+    """The four cards of rank ``r``, as a card mask."""
+    m = 0
+    for u in range(4):
+        m |= 1 << (u * 13 + r - 1)
+    return m
+
+
+@kernel
+def wary_scan(hist, pub, mem):
+    """Read the history rows not read yet into ``mem``: the next player's discard takes (the
+    same rank, and the suit neighbours, become dangerous) and melds (a pierna's rank; an
+    escalera's id, whose current ends are dangerous). Returns (cards mask, escalera ids)."""
+    if mem[W_ROUND] != pub[PUB.ROUND]:
+        for i in range(5):
+            mem[i] = 0.0
+        mem[W_ROUND] = pub[PUB.ROUND]
+    q = next_active_seat(pub)
+    cards = np.int64(mem[W_CARDS])
+    esc = np.int64(mem[W_ESC_LO]) | (np.int64(mem[W_ESC_HI]) << 32)
+    for i in range(int(mem[W_ROWS]), hist.shape[0]):
+        if hist[i, H.SEAT] != q:
+            continue
+        t = hist[i, H.TYPE]
+        if t == HT.DRAW and hist[i, H.KIND] == DRAW.DISCARD and hist[i, H.CARD] != JOKER:
+            d = hist[i, H.CARD]
+            r = rank_of(d)
+            b = suit_of(d) * 13
+            cards |= rank_bits(r) | (1 << (b + (r - 2) % 13)) | (1 << (b + r % 13))
+        elif t == HT.MELD:
+            if hist[i, H.KIND] == MELD.PIERNA:
+                cards |= rank_bits(hist[i, H.KEY])
+            else:
+                esc |= 1 << hist[i, H.MELD]
+    mem[W_ROWS] = hist.shape[0]
+    mem[W_CARDS] = cards
+    mem[W_ESC_LO] = esc & 0xFFFFFFFF
+    mem[W_ESC_HI] = (esc >> 32) & 0xFFFFFFFF
+    return cards, esc
+
+
+@kernel
+def extends(melds, esc, c):
+    """Whether natural ``c`` extends one of the escaleras in ``esc`` (ids) at an end."""
+    r = rank_of(c)
+    s = suit_of(c)
+    for i in range(melds.shape[0]):
+        if (esc >> i) & 1 == 0 or melds[i, M.KIND] != MELD.ESCALERA or melds[i, M.KEY] != s:
+            continue
+        lo = melds[i, M.LO]
+        hi = melds[i, M.HI]
+        if r == lo - 1 or r == hi + 1 or (r == 1 and hi == 13):
+            return True
+    return False
+
+
+@decision
+def wary_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """greedy's discard, unless the next player could use it: then the best card it could not
+    use, if that costs at most ``margin`` more (greedy's card cost: penalty points minus 4 per
+    helping card held)."""
+    cards, esc = wary_scan(hist, pub, mem)
+    b = best_discard(hand, pub, acts, n)
+    c = acts[b, 0]
+    if c == JOKER or ((cards >> c) & 1 == 0 and not extends(melds, esc, c)):
+        return b
+    best = -1
+    key = -(1 << 30)
+    for i in range(n):
+        c = acts[i, 0]
+        if c == JOKER or (cards >> c) & 1 == 1 or extends(melds, esc, c):
+            continue
+        k = card_cost(c, hand, pub) * 64 + c % 13
+        if k > key:
+            key = k
+            best = i
+    if (
+        best < 0
+        or card_cost(acts[b, 0], hand, pub) - card_cost(acts[best, 0], hand, pub) > params[0]
+    ):
+        return b
+    return best
 
 
 # ---------------------------------------------------------------- rebuy rules
 
 
 @decision
-def rebuy_always(hand, melds, pile, pub, params, rng, acts, n):
+def rebuy_always(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 1
 
 
 @decision
-def rebuy_never(hand, melds, pile, pub, params, rng, acts, n):
+def rebuy_never(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 0
 
 
 @decision
-def rebuy_if_opponents(hand, melds, pile, pub, params, rng, acts, n):
+def rebuy_if_opponents(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     me = pub[PUB.SEAT]
     k = 0
     for q in range(pub[PUB.NP]):
@@ -232,6 +337,15 @@ POLICIES = {
         params={"patience": 3.0},
         ranges={"patience": (0, 200)},  # cards in an opponent's hand
         doc="holds melds to go out in one turn unless an opponent has <= patience cards",
+    ),
+    "wary": Policy(
+        "wary",
+        greedy_draw,
+        greedy_play,
+        wary_discard,
+        params={"margin": 2.0},
+        ranges={"margin": (0, 1000)},  # card-cost points (greedy's discard key)
+        doc="greedy, but avoids feeding the next player a card its takes or melds show it uses",
     ),
 }
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..rules import Knob, RuleError, RuleSet, RulesSpec, make_enum
 
-RULES_VERSION = 2
+RULES_VERSION = 3  # 3: each seat draws from its own random stream (engine.decide)
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 
 KNOBS: tuple[Knob, ...] = (
