@@ -69,6 +69,17 @@ from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
 TURN_ON = 0
 TURN_OUT = 1
 TURN_VOID = 2
+HIST_PAD = 64  # zero rows before and after the history (policies are handed its first rows)
+VIEW_PAD = 4096  # zero bytes before and after the policy's view arrays (engine.decide)
+# the view arrays' byte offsets in one allocation (every one a multiple of 8)
+_V_HAND = VIEW_PAD
+_V_MELDS = _V_HAND + 64
+_V_PILE = _V_MELDS + MAX_MELDS * M.SIZE * 2
+_V_ACTS = _V_PILE + MAX_CARDS * 2
+_V_PARAMS = _V_ACTS + MAX_ACTS * A.SIZE * 2
+_V_MEM = _V_PARAMS + PARAMS_W * 8
+_V_RNG = _V_MEM + MEM_N * 8
+_V_END = _V_RNG + 16 + VIEW_PAD
 
 
 @jit
@@ -82,7 +93,7 @@ def new_state():
         np.zeros(G.SIZE, dtype=np.int64),
         np.zeros((MAX_SEATS, S.SIZE), dtype=np.int64),
         np.zeros(2 + 2 * MAX_SEATS, dtype=np.uint64),
-        np.empty((HIST_CAP, H.SIZE), dtype=np.int16),  # rows >= g[G.HIST_N] are never read
+        np.zeros((HIST_CAP + 2 * HIST_PAD, H.SIZE), dtype=np.int16)[HIST_PAD : HIST_PAD + HIST_CAP],
         np.zeros((MAX_SEATS, MEM_N), dtype=np.float64),
     )
 
@@ -831,10 +842,18 @@ def finish_places(st):
 
 @jit
 def new_bufs(R):
-    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in)."""
+    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in).
+
+    The policy's view arrays (``v_*``) are views of one zeroed allocation with ``VIEW_PAD``
+    zero bytes before and after them: while a decision runs, everything in it is that
+    decision's own view (engine.decide rewrites the hand, parameters, stream and memory before
+    the call and zeroes the options after it), so code that reads past a view's end (up to
+    ``VIEW_PAD`` bytes) finds only this decision's own view or zeros.
+    """
     pub = np.zeros(PUB.SIZE, dtype=np.int32)
     for i in range(RULE.SIZE):
         pub[PUB.RULES + i] = R[i]
+    v = np.zeros(_V_END, dtype=np.uint8)
     return Scratch(
         np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
         np.zeros((MAX_CARDS, A.SIZE), dtype=np.int16),
@@ -842,13 +861,13 @@ def new_bufs(R):
         np.zeros(HAND_W, dtype=np.int8),
         np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
         np.zeros(MAX_SEATS, dtype=np.int64),
-        np.zeros(N_IDS, dtype=np.int8),
-        np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
-        np.zeros(MAX_CARDS, dtype=np.int16),
-        np.zeros(PARAMS_W, dtype=np.float64),
-        np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
-        np.zeros(2, dtype=np.uint64),
-        np.zeros(MEM_N, dtype=np.float64),
+        v[_V_HAND : _V_HAND + N_IDS].view(np.int8),
+        v[_V_MELDS:_V_PILE].view(np.int16).reshape((MAX_MELDS, M.SIZE)),
+        v[_V_PILE:_V_ACTS].view(np.int16),
+        v[_V_PARAMS:_V_MEM].view(np.float64),
+        v[_V_ACTS:_V_PARAMS].view(np.int16).reshape((MAX_ACTS, A.SIZE)),
+        v[_V_RNG : _V_RNG + 16].view(np.uint64),
+        v[_V_MEM:_V_RNG].view(np.float64),
     )
 
 

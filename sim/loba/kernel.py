@@ -44,6 +44,8 @@ def write_records(st, games_row, seats_rows):
 
 @jit
 def play_one(
+    st,
+    bufs,
     R,
     n_players,
     seed,
@@ -56,13 +58,13 @@ def play_one(
     seats_rows,
     rounds_rows,
 ):
-    """Play game ``index`` of run ``seed`` to its end and write its records; returns the state.
+    """Play game ``index`` of run ``seed`` to its end on ``st`` and ``bufs`` (a state and
+    scratch arrays of any earlier game: every field a game reads is reset when it starts or
+    deals) and write its records; returns the state.
 
     ``decks`` int16[k, MAX_CARDS] stacks the first k rounds' decks (top first; a row starting
     with -1 means "shuffle"); ``first_dealer`` -1 means a seeded random first dealer.
     """
-    st = new_state()
-    bufs = new_bufs(R)
     seed_game(st.rng, seed, index)
     start_game(st, R, n_players, first_dealer)
     play_game(st, R, fns, params, decks, rounds_rows, bufs, None)
@@ -91,9 +93,13 @@ def run_games(
     """
     record = rounds_out.shape[0] == count
     decks = np.full((1, MAX_CARDS), -1, dtype=np.int16)
+    st = new_state()  # one state and one set of scratch arrays for all the games (no
+    bufs = new_bufs(R)  # allocation per game)
     for i in range(count):
         rr = rounds_out[i] if record else rounds_out[0]
         play_one(
+            st,
+            bufs,
             R,
             n_players,
             seed,

@@ -226,7 +226,8 @@ int64[MAX_SEATS] (each seat's status in the round being settled, RS.*).
 
 The ``v_*`` arrays are the policy's view (engine.decide): the deciding seat's hand, the table
 melds, the pile, its parameters, its options, its random stream and its memory, copied in before
-each decision and handed over as exact-length slices. The engine writes them and never reads
+each decision and handed over as exact-length slices. They are views of one zeroed allocation
+with zero padding before and after (engine.new_bufs). The engine writes them and never reads
 them back, except ``v_rng`` and ``v_mem`` (the seat's own stream and memory, copied back)."""
 
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng", "hist", "mem"])

@@ -7,6 +7,11 @@
 * ``hold``    keeps its melds in hand until it can go out in one turn (for the [A28] bonus),
   unless an opponent holds ``patience`` cards or fewer, or it has already put cards down this
   round; then it plays like ``greedy``.
+* ``wary``    ``greedy`` that reads the round's history (``hist``) and keeps what it learnt in
+  its memory (``mem``): at the discard it avoids a card the next active player showed it can
+  use (the rank of a discard it took or a pierna it put down, a suit neighbour of a discard it
+  took, an end of an escalera it put down), when a card it could not use costs at most
+  ``margin`` more by greedy's discard key (ties broken as greedy does).
 
 Rebuy rules: ``always``, ``never``, ``if_opponents:k=K`` (rebuy only while at least K other
 players are still under the limit).
