@@ -52,12 +52,19 @@ or changes the game except through its answer). What is guaranteed, and how:
   indices) raises ``IndexError`` in the function. In a batch (``simulate``, the runner) the
   exception stops the run; called through a :class:`sim.policies.api.Handle` (``Game.step``),
   Numba can only print it ("Exception ignored") and the call answers 0.
-* Nothing from another seat is left where the view lives: the hand and options buffers are
-  rewritten for each decision, and the options' rows are zeroed after it.
+* Nothing from another seat is left where the view lives: the view arrays are views of one
+  zeroed allocation per game (engine.new_bufs) with 4,096 zero bytes before and after them;
+  while a decision runs, that allocation holds only this decision's own view (the hand,
+  parameters, stream and memory are rewritten before the call, the options zeroed after it),
+  so code that reads up to 4,096 bytes past a view's end finds only its own view or zeros.
+  The history rows are the state's own, with 64 zero rows before and after them; rows past
+  ``pub``'s count are earlier public rows of the game or zeros.
 
 Not guaranteed: the bounds checks cover the decision function's own code, not helpers it calls
-that were compiled without them (the engine's own kernels) or raw-pointer tricks; code that
-reads or writes past an array's end there is outside this contract.
+that were compiled without them (the engine's own kernels, or a plug-in's own ``numba.njit``
+helpers) nor raw-pointer tricks; reads or writes further than the padding, or through
+pointers, are outside this contract. In-process native code is no sandbox: the seal stops
+mistakes and every cheat that goes through the arguments, not deliberate memory forgery.
 """
 
 from __future__ import annotations

@@ -11,7 +11,12 @@
   its memory (``mem``): at the discard it avoids a card the next active player showed it can
   use (the rank of a discard it took or a pierna it put down, a suit neighbour of a discard it
   took, an end of an escalera it put down), when a card it could not use costs at most
-  ``margin`` more by greedy's discard key (ties broken as greedy does).
+  ``margin`` more by greedy's discard key (ties broken as greedy does). Measured against three
+  ``greedy`` (100,000 games, seed 1, the same games with ``greedy`` in seat 0): win share
+  25.19% [24.93%, 25.46%] against 25.21%; paired difference -0.02 points, 95% CI [-0.15,
+  +0.11]: no detectable gain (it plays differently in 24% of the games). On 20,000 games (seed
+  0, greedy 25.2%) ``margin`` 0-3 measured the same, 10 lost (23.7%) and never giving such a
+  card at any cost (1000) lost more (22.7%).
 
 Rebuy rules: ``always``, ``never``, ``if_opponents:k=K`` (rebuy only while at least K other
 players are still under the limit).
