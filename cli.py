@@ -558,6 +558,12 @@ def simulate_cmd(
             f"  seat {row['seat']} {row['policy']:<24} {row['share']:7.2%}  "
             f"[{row['ci_low']:.2%}, {row['ci_high']:.2%}]"
         )
+    bad = [r for r in s["seats"] if r.get("bad_answers")]
+    if bad:
+        click.echo(
+            "bad answers (out of range, read as the fallback): "
+            + "; ".join(f"seat {r['seat']} {r['policy']} {r['bad_answers']:,}" for r in bad)
+        )
     if resume_dir is not None:
         click.echo(f"resumed {resume_dir}: played the {rep.games} missing games")
     elif out_dir is not None:

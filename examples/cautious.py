@@ -14,9 +14,9 @@ or from Python::
     import sim
     sim.simulate("pagat", "examples/cautious.py:cautious,greedy", games=1000)
 
-Each decision function takes ``(hand, melds, pile, pub, params, rng, acts, n)`` and returns an
-option index (see ``sim/policies/api.py`` for the contract). ``@decision`` compiles it with the
-plug-in signature, so the kernel calls it directly, without Python in the loop.
+Each decision function takes ``(hand, melds, pile, pub, params, rng, acts, n, hist, mem)`` and
+returns an option index (see ``sim/loba/api.py`` for the arguments). ``@decision`` compiles it
+with the plug-in signature, so the kernel calls it directly, without Python in the loop.
 """
 
 from sim.loba.cards import JOKER
@@ -27,7 +27,7 @@ from sim.policies.api import Policy, decision
 
 
 @decision
-def draw(hand, melds, pile, pub, params, rng, acts, n):
+def draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     for i in range(n):
         if acts[i, 0] == DRAW.STOCK:
             return i
@@ -35,12 +35,12 @@ def draw(hand, melds, pile, pub, params, rng, acts, n):
 
 
 @decision
-def play(hand, melds, pile, pub, params, rng, acts, n):
+def play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_play(acts, n)
 
 
 @decision
-def discard(hand, melds, pile, pub, params, rng, acts, n):
+def discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     danger = opponent_close(pub, params[0])
     if not danger:
         return best_discard(hand, pub, acts, n)

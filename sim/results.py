@@ -1140,7 +1140,13 @@ def aggregate(spec: GameSpec, tables: dict | None, n_seats: int) -> dict:
     """
     sums = spec.summary.sums
     if tables is None:
-        return {"n": 0, "finished": 0, **dict.fromkeys(sums, 0), "wins": [0] * n_seats}
+        return {
+            "n": 0,
+            "finished": 0,
+            **dict.fromkeys(sums, 0),
+            "wins": [0] * n_seats,
+            "bad": [0] * n_seats,
+        }
     i64 = pl.Int64
     out: dict = {}
     for name in {tab for tab, _ in sums.values()} | {"games"}:
@@ -1154,12 +1160,24 @@ def aggregate(spec: GameSpec, tables: dict | None, n_seats: int) -> dict:
         row = tables[name].select(cols).collect(engine="streaming").row(0, named=True)
         out.update({k: int(v or 0) for k, v in row.items()})
     out["wins"] = [out.pop(f"w{q}") for q in range(n_seats)]
+    out["bad"] = [0] * n_seats  # out-of-range answers per seat (engine's decision gate)
+    seats = tables.get("seats")
+    if seats is not None and "bad_answers" in seats.collect_schema().names():
+        bad = (
+            seats.group_by("seat")
+            .agg(pl.col("bad_answers").cast(i64).sum())
+            .collect(engine="streaming")
+        )
+        for q, k in zip(bad["seat"].to_list(), bad["bad_answers"].to_list(), strict=True):
+            if 0 <= q < n_seats:
+                out["bad"][q] = int(k or 0)
     return out
 
 
 def add_aggregates(a: dict, b: dict) -> dict:
-    out = {k: a[k] + b[k] for k in a if k != "wins"}
-    out["wins"] = [x + y for x, y in zip(a["wins"], b["wins"], strict=True)]
+    out = {k: a[k] + b[k] for k in a if k not in ("wins", "bad")}
+    for k in ("wins", "bad"):
+        out[k] = [x + y for x, y in zip(a[k], b[k], strict=True)]
     return out
 
 
@@ -1182,6 +1200,7 @@ def summarize(spec: GameSpec, agg: dict, seat_labels, elapsed: float) -> dict:
                 "share": k / finished if finished else 0.0,
                 "ci_low": lo,
                 "ci_high": hi,
+                "bad_answers": agg.get("bad", [0] * len(seat_labels))[q],
             }
         )
     return {

@@ -47,10 +47,13 @@ POLICY_STREAM = np.uint64(0x5EED0F0150C1E5)  # salt of the policies' stream
 
 @jit
 def seed_game(rng, seed, index):
-    """Seed game ``index``'s two streams in ``rng`` (uint64[4]): the deal stream in
-    ``rng[0:2]`` and the policies' own stream in ``rng[2:4]``."""
+    """Seed game ``index``'s streams in ``rng`` (uint64[2 + 2k]): the deal stream in
+    ``rng[0:2]`` and one stream per seat ``q < k`` in ``rng[2+2q:4+2q]``, derived from
+    ``(seed, index, q)`` alone (a seat's stream tells nothing about the deal or another seat's)."""
     seed_stream(rng[:2], seed, index)
-    seed_stream(rng[2:], np.uint64(seed) ^ POLICY_STREAM, index)
+    base = splitmix64(np.uint64(seed) ^ POLICY_STREAM)
+    for q in range((rng.shape[0] - 2) // 2):
+        seed_stream(rng[2 + 2 * q : 4 + 2 * q], base ^ np.uint64(q + 1), index)
 
 
 @jit

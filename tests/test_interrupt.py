@@ -4,7 +4,8 @@ listed, and ``loba simulate --resume`` finishes the run to the bytes of a run ne
 
 The plug-ins (tests/plugins/misbehave.py) play greedy's games, except that armed by
 ``LOBA_TEST_MISBEHAVE=1`` in the environment of the run they hang or segfault at one game
-(seed 1: game 324). The resume runs without it, so it plays the same games as the
+(found by the ``probe`` plug-in, which answers out of range there instead). The resume runs
+without it, so it plays the same games as the
 reference run, which was never armed.
 """
 
@@ -21,8 +22,24 @@ from runs_util import assert_same_run, manifest, run_cli, start_cli
 from sim.runner import stream_run
 
 PLUG = Path(__file__).parent / "plugins" / "misbehave.py"
-GAMES, SEED = 640, 1
-BAD = {32: 320, 128: 256}  # chunk size -> games before the chunk where the plug-in misbehaves
+GAMES, SEED = 640, 12
+CHUNKS = (32, 128)
+
+
+@pytest.fixture(scope="module")
+def bad():
+    """Chunk size -> games before the chunk where the plug-ins misbehave: from the first game
+    in which ``probe`` (the same trigger, answered out of range) has a bad answer."""
+    import sim
+
+    res = sim.simulate("pagat", seats("probe"), games=GAMES, seed=SEED)
+    seats_df = res.seats.to_pandas()
+    hit = seats_df[(seats_df["seat"] == 0) & (seats_df["bad_answers"] > 0)]["game"]
+    assert len(hit), "the plug-ins never misbehave in this run: choose another SEED"
+    first = int(hit.min())
+    out = {c: first // c * c for c in CHUNKS}
+    assert min(out.values()) > 0, f"they misbehave in game {first}: choose another SEED"
+    return out
 
 
 def seats(name: str) -> str:
@@ -100,24 +117,24 @@ def _resume_and_compare(capsys, d: Path, ref: Path) -> None:
     ids=["child-1thread", "in-process-1thread", "in-process-2threads", "child-2threads"],
 )
 def test_ctrl_c_stops_a_plugin_stuck_in_a_loop(
-    tmp_path, capsys, reference, isolate, threads, chunk
+    tmp_path, capsys, reference, bad, isolate, threads, chunk
 ):
     ref = reference("hang", chunk)  # first: it also compiles (and caches) the kernel
     d = tmp_path / "run"
     proc = _start("hang", chunk, threads, d, isolate)
     try:
-        _wait_written(d, BAD[chunk] // chunk, proc)
+        _wait_written(d, bad[chunk] // chunk, proc)
         os.killpg(proc.pid, signal.SIGINT)  # the process group, as a terminal's Ctrl-C does
     finally:
         _, err = _end(proc)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip() == (
-        f"Interrupted: {BAD[chunk]} of {GAMES} games are on disk in '{d}'; finish with:"
+        f"Interrupted: {bad[chunk]} of {GAMES} games are on disk in '{d}'; finish with:"
         f" loba simulate --resume {d}"
     )
     m = manifest(d)
-    assert m["complete"] is False and m["games_done"] == BAD[chunk]  # nothing finished is lost
+    assert m["complete"] is False and m["games_done"] == bad[chunk]  # nothing finished is lost
     _resume_and_compare(capsys, d, ref)
 
 
@@ -136,24 +153,25 @@ def test_ctrl_c_without_out_says_nothing_was_saved(tmp_path, reference):
     assert err.strip() == "Interrupted; nothing was saved (use --out DIR to keep finished chunks)."
 
 
-def test_a_plugin_that_segfaults_is_named_and_the_run_resumes(tmp_path, capsys, reference):
+def test_a_plugin_that_segfaults_is_named_and_the_run_resumes(tmp_path, capsys, reference, bad):
     ref = reference("crash", 32)
     d = tmp_path / "run"
     proc = _start("crash", 32, 1, d, "auto")
     _, err = _end(proc, timeout=240)
     assert proc.returncode == 1, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    done = bad[32]
     assert err.strip() == (
-        "Error: The simulation process crashed (signal SIGSEGV) while playing chunk 10 (games 320"
-        f" to 351); a plug-in policy (seat 0: {PLUG}:crash) may have read or written out of"
-        f" bounds; the 10 finished chunks (320 games) are kept in '{d}' and 'loba simulate"
-        f" --resume {d}' finishes the run."
+        f"Error: The simulation process crashed (signal SIGSEGV) while playing chunk"
+        f" {done // 32} (games {done} to {done + 31}); a plug-in policy (seat 0: {PLUG}:crash)"
+        f" may have read or written out of bounds; the {done // 32} finished chunks ({done}"
+        f" games) are kept in '{d}' and 'loba simulate --resume {d}' finishes the run."
     )
-    assert manifest(d)["games_done"] == 320
+    assert manifest(d)["games_done"] == done
     _resume_and_compare(capsys, d, ref)
 
 
-def test_a_segfault_in_process_leaves_a_resumable_run(tmp_path, capsys, reference):
+def test_a_segfault_in_process_leaves_a_resumable_run(tmp_path, capsys, reference, bad):
     """LOBA_ISOLATE=0: the crash ends the process itself; what it listed is whole, and what it
     wrote but had not listed yet is only a leftover that resume removes."""
     ref = reference("crash", 32)
@@ -165,7 +183,7 @@ def test_a_segfault_in_process_leaves_a_resumable_run(tmp_path, capsys, referenc
     # whole (every part it wrote is listed) or whole but for unlisted leftovers
     problems = [ln for ln in out.splitlines() if ln.strip() and not ln.startswith("ok:")]
     assert all("is not listed in the manifest" in ln for ln in problems), out
-    assert manifest(d)["games_done"] <= 320
+    assert manifest(d)["games_done"] <= bad[32]
     code, _, err = run_cli(capsys, "simulate", "--resume", d, "--quiet")
     assert code == 0, err
     assert_same_run(d, ref)

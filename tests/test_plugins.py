@@ -60,12 +60,12 @@ from sim.policies import Policy, decision
 
 
 @decision
-def draw(hand, melds, pile, pub, params, rng, acts, n):
+def draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return hand.no_such_attribute
 
 
 @decision
-def ok(hand, melds, pile, pub, params, rng, acts, n):
+def ok(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 0
 
 

@@ -2,22 +2,29 @@
 
 Every Loba decision function has the signature :data:`DECIDE_SIG`::
 
-    def decide(hand, melds, pile, pub, params, rng, acts, n) -> int
+    def decide(hand, melds, pile, pub, params, rng, acts, n, hist, mem) -> int
 
 * ``hand``   int8[53]: the deciding seat's own card counts (:mod:`sim.loba.cards` identities).
-* ``melds``  int16[MAX_MELDS, M.SIZE]: table melds, rows ``0 .. pub[PUB.NMELDS]-1`` in use
-  (columns ``M.*`` of :mod:`sim.loba.layout`).
-* ``pile``   int16[MAX_CARDS]: the discard pile bottom..top, ``pub[PUB.PILE_N]`` cards.
+* ``melds``  int16[nm, M.SIZE]: the table melds, ``nm = pub[PUB.NMELDS]`` rows (columns ``M.*``
+  of :mod:`sim.loba.layout`).
+* ``pile``   int16[pub[PUB.PILE_N]]: the discard pile, bottom .. top.
 * ``pub``    int32[PUB.SIZE]: the public view (``PUB.*``): seat, stock size, every hand's size,
   scores, rebuys, statuses, the rule array at ``PUB.RULES + RULE.*``, and the decision kind.
   A rebuy decision also sees the new scores of seats that decided before it this round (they
   are public, A.8).
-* ``params`` float64[N]: this seat's parameters (the policy's at slots 0-7, the rebuy rule's at
+* ``params`` float64[16]: this seat's parameters (the policy's at slots 0-7, the rebuy rule's at
   8-15, :data:`sim.loba.policies.REBUY_SLOT0`).
-* ``rng``    uint64[2]: the policies' random stream of this game (separate from the stream that
-  shuffles the deck, so it tells nothing about the cards); draw from it with
-  :func:`sim.rng.below`.
-* ``acts``, ``n``: the options, rows ``0 .. n-1`` (``A.*`` columns for plays).
+* ``rng``    uint64[2]: this seat's own random stream, seeded from (seed, game, seat): it tells
+  nothing about the deal or another seat's stream; draw from it with :func:`sim.rng.below`.
+* ``acts``, ``n``: the options, exactly ``n`` rows (``A.*`` columns for plays).
+* ``hist``   int16[rows, H.SIZE]: the public history of the round so far, oldest first (layout
+  ``H`` and row types ``HT`` in :mod:`sim.loba.layout`): every draw (from the stock with the
+  card hidden as -1, from the discard pile with the card), meld, lay-off and discard, and,
+  while a round is settled, the rebuy decisions taken before this one. It holds up to
+  ``HIST_CAP`` rows, which covers the default ``max_turns_per_round`` whatever happens; rows
+  past it are dropped and counted in ``pub[PUB.HIST_LOST]``.
+* ``mem``    float64[MEM_N = 16]: this seat's memory, zeroed when the game starts and kept
+  from one of its decisions to the next (forks of a game carry it along).
 
 What it returns, by decision (:data:`DECISIONS`, then the ``rebuy`` add-on):
 
@@ -28,8 +35,36 @@ What it returns, by decision (:data:`DECISIONS`, then the ``rebuy`` add-on):
 * **discard**: index of a legal discard (``acts[i, 0]`` is the card identity).
 * **rebuy** (rebuy rules): ``1`` to rebuy at score ``pub[PUB.REBUY_SCORE]``, ``0`` to decline.
 
-The kernel never hands a policy another player's hand or the stock order. An out-of-range
-answer is read as the first option (or "stop" for plays).
+An out-of-range answer is read as the first option (or "stop" for plays) and counted against
+the seat (``bad_answers``, shown by ``loba simulate``).
+
+**The seal** (rules document A.8: nothing a policy reads or writes reaches hidden information
+or changes the game except through its answer). What is guaranteed, and how:
+
+* Every array is a copy made for this decision (engine.decide), or the history rows, which
+  the engine only appends to: the engine never reads any of them back, except ``rng`` and
+  ``mem``, the seat's own, copied back after the call. ``acts`` is the engine's options copied
+  row by row; the engine acts on its own rows, so the answer is the only way to choose.
+* All arrays but ``rng`` and ``mem`` are typed read-only: a decision function that writes into
+  one does not compile (:func:`sim.policies.api.compiled` refuses it with one sentence).
+* Each array has exactly the length of what it holds, and decision functions are compiled with
+  Numba's ``boundscheck``: an index past an end (or before the start, beyond Python's negative
+  indices) raises ``IndexError`` in the function. In a batch (``simulate``, the runner) the
+  exception stops the run; called through a :class:`sim.policies.api.Handle` (``Game.step``),
+  Numba can only print it ("Exception ignored") and the call answers 0.
+* Nothing from another seat is left where the view lives: the view arrays are views of one
+  zeroed allocation per game (engine.new_bufs) with 4,096 zero bytes before and after them;
+  while a decision runs, that allocation holds only this decision's own view (the hand,
+  parameters, stream and memory are rewritten before the call, the options zeroed after it),
+  so code that reads up to 4,096 bytes past a view's end finds only its own view or zeros.
+  The history rows are the state's own, with 64 zero rows before and after them; rows past
+  ``pub``'s count are earlier public rows of the game or zeros.
+
+Not guaranteed: the bounds checks cover the decision function's own code, not helpers it calls
+that were compiled without them (the engine's own kernels, or a plug-in's own ``numba.njit``
+helpers) nor raw-pointer tricks; reads or writes further than the padding, or through
+pointers, are outside this contract. In-process native code is no sandbox: the seal stops
+mistakes and every cheat that goes through the arguments, not deliberate memory forgery.
 """
 
 from __future__ import annotations
@@ -39,13 +74,22 @@ from numba import types
 DECISIONS = ("draw", "play", "discard")
 ADDONS = ("rebuy",)
 
+
+def _ro(dtype, ndim):
+    """A read-only C-contiguous array type: a decision function that writes into it does not
+    compile (:func:`sim.policies.api.compiled` says so)."""
+    return types.Array(dtype, ndim, "C", readonly=True)
+
+
 DECIDE_SIG = types.int64(
-    types.int8[::1],
-    types.int16[:, ::1],
-    types.int16[::1],
-    types.int32[::1],
-    types.float64[::1],
-    types.uint64[::1],
-    types.int16[:, ::1],
-    types.int64,
+    _ro(types.int8, 1),  # hand
+    _ro(types.int16, 2),  # melds
+    _ro(types.int16, 1),  # pile
+    _ro(types.int32, 1),  # pub
+    _ro(types.float64, 1),  # params
+    types.uint64[::1],  # rng (this seat's own stream)
+    _ro(types.int16, 2),  # acts
+    types.int64,  # n
+    _ro(types.int16, 2),  # hist
+    types.float64[::1],  # mem (this seat's own memory)
 )

@@ -24,12 +24,16 @@ from .layout import (
     DEC,
     DRAW,
     HAND_W,
+    HIST_CAP,
+    HT,
     JOKER,
     MAX_CARDS,
     MAX_MELDS,
     MAX_SEATS,
     MELD,
+    MEM_N,
     N_IDS,
+    PARAMS_W,
     PH,
     PLAY,
     PUB,
@@ -40,6 +44,7 @@ from .layout import (
     A,
     E,
     G,
+    H,
     M,
     S,
     Scratch,
@@ -62,6 +67,17 @@ from .takes import can_place, places, search_bound
 TURN_ON = 0
 TURN_OUT = 1
 TURN_VOID = 2
+HIST_PAD = 64  # zero rows before and after the history (policies are handed its first rows)
+VIEW_PAD = 4096  # zero bytes before and after the policy's view arrays (engine.decide)
+# the view arrays' byte offsets in one allocation (every one a multiple of 8)
+# (the options last: their rows depend on the rules, moves.options_bound)
+_V_HAND = VIEW_PAD
+_V_MELDS = _V_HAND + 64
+_V_PILE = _V_MELDS + MAX_MELDS * M.SIZE * 2
+_V_PARAMS = _V_PILE + MAX_CARDS * 2
+_V_MEM = _V_PARAMS + PARAMS_W * 8
+_V_RNG = _V_MEM + MEM_N * 8
+_V_ACTS = _V_RNG + 16
 
 
 @jit
@@ -74,7 +90,9 @@ def new_state():
         np.zeros(MAX_CARDS, dtype=np.int16),
         np.zeros(G.SIZE, dtype=np.int64),
         np.zeros((MAX_SEATS, S.SIZE), dtype=np.int64),
-        np.zeros(4, dtype=np.uint64),
+        np.zeros(2 + 2 * MAX_SEATS, dtype=np.uint64),
+        np.zeros((HIST_CAP + 2 * HIST_PAD, H.SIZE), dtype=np.int16)[HIST_PAD : HIST_PAD + HIST_CAP],
+        np.zeros((MAX_SEATS, MEM_N), dtype=np.float64),
     )
 
 
@@ -88,6 +106,10 @@ def copy_state(src, dst):
     dst.g[:] = src.g
     dst.s[:] = src.s
     dst.rng[:] = src.rng
+    dst.mem[:] = src.mem
+    for i in range(min(src.g[G.HIST_N], HIST_CAP)):
+        for j in range(H.SIZE):
+            dst.hist[i, j] = src.hist[i, j]
 
 
 @kernel
@@ -139,6 +161,7 @@ def start_game(st, R, n_players, first_dealer):
     s = st.s
     g[:] = 0
     s[:, :] = 0
+    st.mem[:, :] = 0
     g[G.NP] = n_players
     g[G.WINNER] = -1
     g[G.TAKEN] = -1
@@ -183,6 +206,8 @@ def deal_round(st, R, deck, deck_n, tr):
     g[G.TURN] = 0
     g[G.RESHUFFLES] = 0
     g[G.TAKEN] = -1
+    g[G.HIST_N] = 0
+    g[G.HIST_LOST] = 0
     for q in range(g[G.NP]):
         st.s[q, S.HAND_N] = 0
         st.s[q, S.MELDED] = 0
@@ -272,6 +297,30 @@ def fill_pub(st, R, seat, pub, decision):
             pub[PUB.REBUYS + q] = 0
             pub[PUB.STATUS + q] = ST.OUT
     pub[PUB.ACTIVE] = act
+    pub[PUB.HIST_LOST] = g[G.HIST_LOST]
+
+
+@kernel(inline="always")
+def hist_add(st, t, seat, card, meld, kind, key, p0, p1, p2, p3):
+    """Append a row to the round's public history (layout ``H``); count it when full."""
+    g = st.g
+    i = g[G.HIST_N]
+    if i >= HIST_CAP:
+        g[G.HIST_LOST] += 1
+        return
+    row = st.hist[i]
+    row[H.TYPE] = t
+    row[H.SEAT] = seat
+    row[H.TURN] = g[G.TURN]
+    row[H.CARD] = card
+    row[H.MELD] = meld
+    row[H.KIND] = kind
+    row[H.KEY] = key
+    row[H.P0] = p0
+    row[H.P1] = p1
+    row[H.P2] = p2
+    row[H.P3] = p3
+    g[G.HIST_N] = i + 1
 
 
 @kernel(inline="always")
@@ -302,6 +351,16 @@ def do_play(st, seat, act, R, tr):
         st.g[G.TAKEN] = -1  # [A12] a card of the taken identity reached the table
     nm = st.g[G.NMELDS]
     st.g[G.NMELDS] = apply_play(hand, st.melds, nm, act, seat)
+    if act[A.TYPE] == PLAY.MELD:
+        row = st.melds[nm]
+        if row[M.KIND] == MELD.ESCALERA:
+            p3 = 0
+            p0, p1, p2 = row[M.LO], row[M.HI], row[M.JMASK]
+        else:
+            p0, p1, p2, p3 = row[M.C0], row[M.C0 + 1], row[M.C0 + 2], row[M.C0 + 3]
+        hist_add(st, HT.MELD, seat, -1, nm, row[M.KIND], row[M.KEY], p0, p1, p2, p3)
+    else:
+        hist_add(st, HT.LAYOFF, seat, act[A.CARD], act[A.MELD], 0, 0, act[A.POS], act[A.MOVE], 0, 0)
     if tr is not None:
         if act[A.TYPE] == PLAY.MELD:
             row = st.melds[nm]
@@ -406,14 +465,67 @@ def keep_placeable(st, R, seat, c, acts, n, bufs):
 
 
 @kernel(inline="always")
-def decide(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
-    """The one gate every decision passes: fill the public view, count the decision, ask the
-    seat's function, and check its answer. An answer outside ``0 .. n-1`` is a bad answer,
-    counted per seat (``S.BAD_ANSWERS``): it reads as the documented fallback, the first
-    option, or "stop" where stopping is an option (``may_stop``: plays, where -1 stops)."""
+def decide(fn, st, R, seat, bufs, params, acts, n, decision, may_stop):
+    """The one gate every decision passes: fill the public view, count the decision, hand the
+    seat's function its sealed view (sim.loba.api), and check its answer.
+
+    Everything handed over is a copy in the ``v_*`` arrays of ``bufs`` (exact-length slices;
+    the history is the state's own rows so far, typed read-only), written here and never read
+    back, except the seat's own random stream and memory, copied back after the call. The
+    options' rows are zeroed after the call, so nothing of one seat's options is left for
+    the next. An answer outside ``0 .. n-1`` is a bad answer, counted per seat
+    (``S.BAD_ANSWERS``): it reads as the documented fallback, the first option, or "stop"
+    where stopping is an option (``may_stop``: plays, where -1 stops)."""
+    pub = bufs.pub
     fill_pub(st, R, seat, pub, decision)
     st.g[G.DECISIONS] += 1
-    k = fn(st.hands[seat, :N_IDS], st.melds, st.pile, pub, params[seat], st.rng[2:], acts, n)
+    vh = bufs.v_hand
+    for c in range(N_IDS):
+        vh[c] = st.hands[seat, c]
+    nm = st.g[G.NMELDS]
+    vml = bufs.v_melds
+    for i in range(nm):
+        for j in range(M.SIZE):
+            vml[i, j] = st.melds[i, j]
+    pn = st.g[G.PILE_N]
+    vpl = bufs.v_pile
+    for i in range(pn):
+        vpl[i] = st.pile[i]
+    vp = bufs.v_params
+    w = min(params.shape[1], PARAMS_W)
+    for i in range(w):
+        vp[i] = params[seat, i]
+    va = bufs.v_acts
+    for i in range(n):
+        for j in range(A.SIZE):
+            va[i, j] = acts[i, j]
+    vr = bufs.v_rng
+    r = 2 + 2 * seat
+    vr[0] = st.rng[r]
+    vr[1] = st.rng[r + 1]
+    vm = bufs.v_mem
+    for i in range(MEM_N):
+        vm[i] = st.mem[seat, i]
+    hn = min(st.g[G.HIST_N], HIST_CAP)
+    k = fn(
+        vh,
+        vml[:nm],
+        vpl[:pn],
+        pub,
+        vp[:w],
+        vr,
+        va[:n],
+        n,
+        st.hist[:hn],
+        vm,
+    )
+    st.rng[r] = vr[0]  # the seat's own stream moves on
+    st.rng[r + 1] = vr[1]
+    for i in range(MEM_N):
+        st.mem[seat, i] = vm[i]
+    for i in range(n):
+        for j in range(A.SIZE):
+            va[i, j] = 0
     if k >= 0 and k < n:
         return k
     if may_stop and k == -1:
@@ -428,7 +540,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
     g = st.g
     s = st.s
     hand = st.hands[seat]
-    acts, pub = bufs.acts, bufs.pub
+    acts = bufs.acts
     if g[G.STOCK_N] == 0:
         rebuild_stock(st, R, tr)  # [A13]
     top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
@@ -445,19 +557,21 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
         nopt += 1
     ch = 0
     if nopt > 1:
-        ch = decide(fns.draw[seat], st, R, seat, pub, params, acts, nopt, DEC.DRAW, False)
+        ch = decide(fns.draw[seat], st, R, seat, bufs, params, acts, nopt, DEC.DRAW, False)
     if acts[ch, 0] == DRAW.DISCARD:
         g[G.PILE_N] -= 1
         st.pile[g[G.PILE_N]] = -1
         hand[top] += 1
         s[seat, S.HAND_N] += 1
         g[G.TAKEN] = top
+        hist_add(st, HT.DRAW, seat, top, 0, DRAW.DISCARD, 0, 0, 0, 0, 0)
         if tr is not None:
             ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
     else:
         g[G.STOCK_N] -= 1
         hand[st.stock[g[G.STOCK_N]]] += 1
         s[seat, S.HAND_N] += 1
+        hist_add(st, HT.DRAW, seat, -1, 0, DRAW.STOCK, 0, 0, 0, 0, 0)
         if tr is not None:
             ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
     # [A9] any number of plays, in any order
@@ -473,7 +587,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
         if owed and n == 1:
             k = 0
         else:
-            k = decide(fns.play[seat], st, R, seat, pub, params, acts, n, DEC.PLAY, not owed)
+            k = decide(fns.play[seat], st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
         if k < 0:
             break
         do_play(st, seat, acts[k], R, tr)
@@ -494,12 +608,13 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
         n += 1
     k = 0
     if n > 1:
-        k = decide(fns.discard[seat], st, R, seat, pub, params, acts, n, DEC.DISCARD, False)
+        k = decide(fns.discard[seat], st, R, seat, bufs, params, acts, n, DEC.DISCARD, False)
     cid = acts[k, 0]
     hand[cid] -= 1
     s[seat, S.HAND_N] -= 1
     st.pile[g[G.PILE_N]] = cid
     g[G.PILE_N] += 1
+    hist_add(st, HT.DISCARD, seat, cid, 0, 0, 0, 0, 0, 0, 0)
     if tr is not None:
         ev(tr, E.DISCARD, g[G.ROUND], seat, 0, cid, 0, 0)
     if s[seat, S.HAND_N] == 0:
@@ -534,7 +649,7 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
 
     ``rstat[q]`` receives each seat's round status (RS_*).
     """
-    acts, pub = bufs.acts, bufs.pub
+    acts = bufs.acts
     g = st.g
     s = st.s
     np_ = g[G.NP]
@@ -565,7 +680,8 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
                 acts[0, 0] = 0
                 acts[1, 0] = 1
                 g[G.REBUY_SCORE] = target
-                yes = decide(fns.rebuy[q], st, R, q, pub, params, acts, 2, DEC.REBUY, False)
+                yes = decide(fns.rebuy[q], st, R, q, bufs, params, acts, 2, DEC.REBUY, False)
+                hist_add(st, HT.REBUY, q, 0, 0, yes, 0, s[q, S.REBUYS] + yes, 0, 0, 0)
             if yes == 1:
                 s[q, S.REBUYS] += 1
                 s[q, S.PAID] += R[RULE.REBUY_COST]
@@ -611,7 +727,14 @@ def finish_places(st):
 
 @jit
 def new_bufs(R):
-    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in)."""
+    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in).
+
+    The policy's view arrays (``v_*``) are views of one zeroed allocation with ``VIEW_PAD``
+    zero bytes before and after them: while a decision runs, everything in it is that
+    decision's own view (engine.decide rewrites the hand, parameters, stream and memory before
+    the call and zeroes the options after it), so code that reads past a view's end (up to
+    ``VIEW_PAD`` bytes) finds only this decision's own view or zeros.
+    """
     pub = np.zeros(PUB.SIZE, dtype=np.int32)
     for i in range(RULE.SIZE):
         pub[PUB.RULES + i] = R[i]
@@ -620,6 +743,7 @@ def new_bufs(R):
     width = 1
     while width < 2 * states:
         width *= 2
+    v = np.zeros(_V_ACTS + k * A.SIZE * 2 + VIEW_PAD, dtype=np.uint8)
     return Scratch(
         np.empty((k, A.SIZE), dtype=np.int16),  # rows are written before they are read
         np.empty((k, A.SIZE), dtype=np.int16),
@@ -630,6 +754,13 @@ def new_bufs(R):
         np.zeros(HAND_W, dtype=np.int8),
         np.full(width, -1, dtype=np.int64),
         np.zeros(states, dtype=np.int64),
+        v[_V_HAND : _V_HAND + N_IDS].view(np.int8),
+        v[_V_MELDS:_V_PILE].view(np.int16).reshape((MAX_MELDS, M.SIZE)),
+        v[_V_PILE:_V_PARAMS].view(np.int16),
+        v[_V_PARAMS:_V_MEM].view(np.float64),
+        v[_V_ACTS : _V_ACTS + k * A.SIZE * 2].view(np.int16).reshape((k, A.SIZE)),
+        v[_V_RNG : _V_RNG + 16].view(np.uint64),
+        v[_V_MEM:_V_RNG].view(np.float64),
     )
 
 

@@ -58,8 +58,9 @@ def play_one(
     seats_rows,
     rounds_rows,
 ):
-    """Play game ``index`` of run ``seed`` to its end in the state ``st`` (any contents: the
-    game start resets what a game reads) with the scratch ``bufs``, and write its records.
+    """Play game ``index`` of run ``seed`` to its end on ``st`` and ``bufs`` (a state and
+    scratch arrays of any earlier game: every field a game reads is reset when it starts or
+    deals) and write its records; returns the state.
 
     ``decks`` int16[k, MAX_CARDS] stacks the first k rounds' decks (top first; a row starting
     with -1 means "shuffle"); ``first_dealer`` -1 means a seeded random first dealer.
@@ -91,8 +92,8 @@ def run_games(
     """
     record = rounds_out.shape[0] == count
     decks = np.full((1, MAX_CARDS), -1, dtype=np.int16)
-    st = new_state()  # one state and one set of scratch arrays for the whole slice
-    bufs = new_bufs(R)
+    st = new_state()  # one state and one set of scratch arrays for all the games (no
+    bufs = new_bufs(R)  # allocation per game)
     for i in range(count):
         rr = rounds_out[i] if record else rounds_out[0]
         play_one(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from ..rules import make_enum
+from .rules import KNOBS as RULE_KNOBS
 from .rules import RULE
 
 MAX_SEATS = 5
@@ -20,6 +21,8 @@ HAND_W = 56  # a hand row: the 53 counts padded to whole 8-byte words (moves.sui
 JOKER = 52
 MAX_CARDS = 52 * 3 + 8  # largest deck the rule knobs allow
 MAX_MELDS = 64
+PARAMS_W = 16  # a seat's parameter row: the policy's 8 slots and the rebuy rule's 8 (api.py)
+MEM_N = 16  # a seat's memory: float64 slots the engine keeps between its decisions (api.py)
 
 # --- table meld row (int16[MAX_MELDS, M.SIZE]) ---
 # KIND: MELD.*; KEY: pierna rank 1..13 / escalera suit 0..3; LO, HI: escalera positions 1..14;
@@ -71,6 +74,8 @@ G = make_enum(
         "DECK_N",  # cards in the deck
         "PHASE",  # PH.*: what the next step() does
         "REBUY_SCORE",  # the score a rebuy gives in the round being settled ([A30])
+        "HIST_N",  # rows of the round's public history (State.hist) so far
+        "HIST_LOST",  # history rows of this round not recorded: the history was full
     ],
 )
 # SETTLE: a round has been scored; rebuys and elimination come next
@@ -117,6 +122,7 @@ PUB = make_enum(
         "DECISION",  # DEC.*
         "REBUY_SCORE",  # rebuy decision: the score a rebuy would give
         "ACTIVE",  # players still in the game (not out for good)
+        "HIST_LOST",  # history rows of this round not recorded (full history, HIST_CAP)
         "HAND_N",  # + seat: cards in each hand
         "SCORE",  # + seat
         "REBUYS",  # + seat
@@ -132,6 +138,24 @@ PUB = make_enum(
     },
 )
 DEC = make_enum("DEC", ["DRAW", "PLAY", "DISCARD", "REBUY"])
+
+# --- the round's public history (int16[HIST_CAP, H.SIZE]), handed to policies (api.py) ---
+# One row per public event of the round, oldest first: TYPE (HT.*), SEAT, TURN (turn of the
+# round, from 0), then by type
+#   DRAW     KIND = DRAW.*, CARD = the card taken from the discard pile, -1 from the stock
+#   MELD     MELD = meld index, KIND = MELD.*, KEY = rank / suit; escalera P0, P1, P2 = lo, hi,
+#            jmask; pierna P0..P3 = copies of suits 0..3
+#   LAYOFF   MELD = meld index, CARD = the card, P0 = position (-1 pierna), P1 = the joker's new
+#            position (0 = no move)
+#   DISCARD  CARD = the card
+#   REBUY    KIND = 1 rebought / 0 declined, P0 = rebuys used after it (settling a round)
+# Unused columns are 0. A round's rows: at most a draw and a discard per turn, a play per card
+# put on the table and a rebuy decision per seat, so HIST_CAP covers the default
+# max_turns_per_round; past it rows are dropped and counted (G.HIST_LOST, PUB.HIST_LOST).
+H = make_enum("H", ["TYPE", "SEAT", "TURN", "CARD", "MELD", "KIND", "KEY", "P0", "P1", "P2", "P3"])
+HT = make_enum("HT", ["DRAW", "MELD", "LAYOFF", "DISCARD", "REBUY"])
+HIST_TURNS = next(k.default for k in RULE_KNOBS if k.name == "max_turns_per_round")
+HIST_CAP = 2 * HIST_TURNS + MAX_CARDS + MAX_SEATS
 
 # --- per-game, per-seat and per-round record rows: derived from the tables' declaration ---
 # --- event trace (sim.loba.trace): int32[cap, EV.SIZE] rows + an int16 payload array ---
@@ -178,24 +202,48 @@ SeatFns = namedtuple("SeatFns", ["draw", "play", "discard", "rebuy"])
 
 # --- scratch arrays of one game (engine.new_scratch) and the event trace (engine.new_trace) ---
 Scratch = namedtuple(
-    "Scratch", ["acts", "plan", "pub", "hand", "melds", "rstat", "rest", "seen", "queue"]
+    "Scratch",
+    [
+        "acts",
+        "plan",
+        "pub",
+        "hand",
+        "melds",
+        "rstat",
+        "rest",
+        "seen",
+        "queue",
+        "v_hand",
+        "v_melds",
+        "v_pile",
+        "v_params",
+        "v_acts",
+        "v_rng",
+        "v_mem",
+    ],
 )
-Scratch.__doc__ = """Per-game scratch arrays: acts int16[k, A.SIZE] (options handed to a
-policy; k = moves.options_bound), plan int16[k, A.SIZE] (trial options of the take rule),
-pub int32[PUB.SIZE] (the public view, rules filled in), hand int8[HAND_W] and melds
+Scratch.__doc__ = """Per-game scratch arrays: acts int16[k, A.SIZE] (the engine's options;
+k = moves.options_bound), plan int16[k, A.SIZE] (trial options of the take rule), pub
+int32[PUB.SIZE] (the public view, rules filled in), hand int8[HAND_W] and melds
 int16[MAX_MELDS, M.SIZE] (trial copies), rstat int64[MAX_SEATS] (each seat's status in the
 round being settled, RS.*); for the take rule (sim.loba.takes): rest int8[HAND_W] (a trial
 hand), seen int64[2^k] (a set of escalera states, all -1 between searches) and queue
-int64[takes.search_bound]."""
+int64[takes.search_bound].
 
-State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng"])
+The ``v_*`` arrays are the policy's view (engine.decide): the deciding seat's hand, the table
+melds, the pile, its parameters, its options, its random stream and its memory, copied in before
+each decision and handed over as exact-length slices. They are views of one zeroed allocation
+with zero padding before and after (engine.new_bufs). The engine writes them and never reads
+them back, except ``v_rng`` and ``v_mem`` (the seat's own stream and memory, copied back)."""
+
+State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng", "hist", "mem"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).
 
 hands int8[MAX_SEATS, HAND_W] card counts (identities 0..52, then zero padding); melds
 int16[MAX_MELDS, M.SIZE]; stock/pile int16[MAX_CARDS] card identities bottom..top (top =
-index n-1); g int64[G.SIZE]; s int64[MAX_SEATS, S.SIZE]; rng uint64[4]: two random streams,
-``rng[0:2]`` the game's (deals, first dealer, stock rebuilds) and ``rng[2:4]`` the policies'
-own, separate so that no policy can learn the deal from the generator. They share one array
-because every field of State is passed to each kernel call: an eighth array cost about 4% of
-throughput.
+index n-1); g int64[G.SIZE]; s int64[MAX_SEATS, S.SIZE]; rng uint64[2 + 2 MAX_SEATS]: the
+game's stream ``rng[0:2]`` (deals, first dealer, stock rebuilds) and seat q's own
+``rng[2+2q:4+2q]`` (sim.rng.seed_game), separate so that no policy can learn the deal or steer
+another seat; hist int16[HIST_CAP, H.SIZE]: the round's public history, ``g[G.HIST_N]`` rows;
+mem float64[MAX_SEATS, MEM_N]: each seat's memory (zeroed at game start).
 """

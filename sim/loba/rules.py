@@ -11,7 +11,7 @@ from typing import Any
 
 from ..rules import Knob, RuleError, RuleSet, RulesSpec, make_enum
 
-RULES_VERSION = 3
+RULES_VERSION = 3  # 3: every legal meld, the exact take rule, a random stream per seat
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 
 KNOBS: tuple[Knob, ...] = (

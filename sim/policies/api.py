@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from numba import types
+from numba.core.errors import TypingError
 from numba.core.typing.typeof import typeof_impl
 
 from ..jit import DISABLED, jit
@@ -39,10 +40,14 @@ def decision(fn=None, *, alloc: bool = False):
     It is compiled (or loaded from the on-disk cache) when a seat first uses it
     (:func:`compiled`), so importing a module of policies compiles nothing. Pass
     ``alloc=True`` (``@decision(alloc=True)``) if the function allocates arrays.
+
+    Decision functions are compiled with Numba's ``boundscheck``: an index past the end of an
+    argument raises ``IndexError`` (a batch run stops with it) instead of reading the memory
+    beyond (the game's api.py says what is and is not guaranteed).
     """
     if fn is None:
-        return lambda f: jit(alloc=alloc)(f)
-    return jit(alloc=alloc)(fn)
+        return lambda f: jit(alloc=alloc, boundscheck=True)(f)
+    return jit(alloc=alloc, boundscheck=True)(fn)
 
 
 def compiled(fn, sig):
@@ -54,7 +59,15 @@ def compiled(fn, sig):
     if not hasattr(fn, "compile") or not hasattr(fn, "disable_compile"):
         raise TypeError(f"{fn!r} is not a @decision function.")
     if fn._can_compile:
-        fn.compile(sig)
+        try:
+            fn.compile(sig)
+        except TypingError as e:
+            if "readonly" in str(e) or "read-only" in str(e):
+                raise TypeError(
+                    f"{fn.__name__} writes into an argument its game hands over read-only (a"
+                    " decision may write only its random stream and its memory)."
+                ) from e
+            raise
         fn.disable_compile()
     if sig.args not in fn.overloads or len(fn.overloads) != 1:
         raise TypeError(f"{fn.__name__} is not compiled for the decision signature alone.")

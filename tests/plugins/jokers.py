@@ -11,7 +11,7 @@ from sim.policies.api import Policy, decision
 
 
 @decision
-def draw(hand, melds, pile, pub, params, rng, acts, n):
+def draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     for i in range(n):
         if acts[i, 0] == DRAW.STOCK:
             return i
@@ -19,12 +19,12 @@ def draw(hand, melds, pile, pub, params, rng, acts, n):
 
 
 @decision
-def play(hand, melds, pile, pub, params, rng, acts, n):
+def play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 0 if pub[PUB.TAKEN] >= 0 else -1
 
 
 @decision
-def discard(hand, melds, pile, pub, params, rng, acts, n):
+def discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     for i in range(n):
         if acts[i, 0] == JOKER:
             return i

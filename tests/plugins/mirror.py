@@ -6,17 +6,17 @@ from sim.policies.api import Policy, decision
 
 
 @decision
-def draw(hand, melds, pile, pub, params, rng, acts, n):
-    return greedy_draw(hand, melds, pile, pub, params, rng, acts, n)
+def draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    return greedy_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem)
 
 
 @decision
-def play(hand, melds, pile, pub, params, rng, acts, n):
+def play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return out_or_largest(hand, melds, pub, acts, n)
 
 
 @decision
-def discard(hand, melds, pile, pub, params, rng, acts, n):
+def discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_discard(hand, pub, acts, n)
 
 

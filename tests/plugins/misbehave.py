@@ -12,6 +12,7 @@ run misbehaves at the same game every time; ``every`` sets how rare (about one d
 
 import os
 
+import numba
 import numpy as np
 
 from sim.loba.policies import best_discard, best_play, greedy_draw
@@ -21,17 +22,17 @@ ARMED = 1.0 if os.environ.get("LOBA_TEST_MISBEHAVE", "") not in ("", "0") else 0
 
 
 @decision
-def draw(hand, melds, pile, pub, params, rng, acts, n):
-    return greedy_draw(hand, melds, pile, pub, params, rng, acts, n)
+def draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    return greedy_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem)
 
 
 @decision
-def discard(hand, melds, pile, pub, params, rng, acts, n):
+def discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_discard(hand, pub, acts, n)
 
 
 @decision
-def hang_play(hand, melds, pile, pub, params, rng, acts, n):
+def hang_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     if params[0] > 0 and rng[0] % np.uint64(params[1]) == 0:
         x = np.int64(0)
         while pub[0] >= 0:  # never false (a seat number), and Numba cannot know it
@@ -40,12 +41,26 @@ def hang_play(hand, melds, pile, pub, params, rng, acts, n):
     return best_play(acts, n)
 
 
+@numba.njit(boundscheck=False)
+def _poke(a, i):
+    a[i] = 1  # no bounds check here (a decision function's own code has them)
+
+
 @decision
-def crash_play(hand, melds, pile, pub, params, rng, acts, n):
+def crash_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     if params[0] > 0 and rng[0] % np.uint64(params[1]) == 0:
         far = np.int64(1) << np.int64(42)
-        hand[far] = 1  # 4 TiB past the hand: unmapped memory, SIGSEGV
-        hand[-far] = 1
+        _poke(mem, far)  # 32 TiB past the seat's memory: unmapped memory, SIGSEGV
+        _poke(mem, -far)
+    return best_play(acts, n)
+
+
+@decision
+def probe_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """Where ``hang``/``crash`` would misbehave, answer out of range instead (a bad answer,
+    counted per seat): the first game with one is the game they misbehave in."""
+    if rng[0] % np.uint64(params[1]) == 0:
+        return -5
     return best_play(acts, n)
 
 
@@ -65,4 +80,12 @@ crash = Policy(
     discard,
     params={"armed": ARMED, "every": 600.0},
     doc=DOC.format("writes out of bounds (segfault)"),
+)
+probe = Policy(
+    "probe",
+    draw,
+    probe_play,
+    discard,
+    params={"armed": 1.0, "every": 600.0},
+    doc="greedy, but answers out of range where hang and crash misbehave",
 )

@@ -10,7 +10,7 @@ from sim.policies.api import Policy, decision
 
 
 @decision
-def draw(hand, melds, pile, pub, params, rng, acts, n):
+def draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     for i in range(n):
         if acts[i, 0] == DRAW.STOCK:
             return i
@@ -18,7 +18,7 @@ def draw(hand, melds, pile, pub, params, rng, acts, n):
 
 
 @decision
-def play(hand, melds, pile, pub, params, rng, acts, n):
+def play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     best = 0
     key = 1 << 30
     for i in range(n):
@@ -30,7 +30,7 @@ def play(hand, melds, pile, pub, params, rng, acts, n):
 
 
 @decision
-def discard(hand, melds, pile, pub, params, rng, acts, n):
+def discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 0
 
 

@@ -6,7 +6,7 @@ from sim.policies.api import AddOnRule, Policy, decision
 
 
 @decision
-def wild(hand, melds, pile, pub, params, rng, acts, n):
+def wild(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 999
 
 
