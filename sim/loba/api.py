@@ -41,30 +41,29 @@ the seat (``bad_answers``, shown by ``loba simulate``).
 **The seal** (rules document A.8: nothing a policy reads or writes reaches hidden information
 or changes the game except through its answer). What is guaranteed, and how:
 
-* Every array is a copy made for this decision (engine.decide), or the history rows, which
-  the engine only appends to: the engine never reads any of them back, except ``rng`` and
-  ``mem``, the seat's own, copied back after the call. ``acts`` is the engine's options copied
-  row by row; the engine acts on its own rows, so the answer is the only way to choose.
+* Every array is an exact-length slice of the game's own arrays (engine.decide): the seat's
+  hand, the melds and the pile in use, its parameter row, the options, the public history so
+  far; ``rng`` and ``mem`` are the seat's own stream and memory. No copy is made (measured:
+  copying every argument in and out cost 13% per turn).
 * All arrays but ``rng`` and ``mem`` are typed read-only: a decision function that writes into
-  one does not compile (:func:`sim.policies.api.compiled` refuses it with one sentence).
+  one does not compile (:func:`sim.policies.api.compiled` refuses it with one sentence), nor
+  does a helper it passes them to. ``acts`` holds the engine's own option rows; the engine acts
+  on the row the answer names, so the answer is the only way to choose.
 * Each array has exactly the length of what it holds, and decision functions are compiled with
   Numba's ``boundscheck``: an index past an end (or before the start, beyond Python's negative
-  indices) raises ``IndexError`` in the function. In a batch (``simulate``, the runner) the
-  exception stops the run; called through a :class:`sim.policies.api.Handle` (``Game.step``),
-  Numba can only print it ("Exception ignored") and the call answers 0.
-* Nothing from another seat is left where the view lives: the view arrays are views of one
-  zeroed allocation per game (engine.new_bufs) with 4,096 zero bytes before and after them;
-  while a decision runs, that allocation holds only this decision's own view (the hand,
-  parameters, stream and memory are rewritten before the call, the options zeroed after it),
-  so code that reads up to 4,096 bytes past a view's end finds only its own view or zeros.
-  The history rows are the state's own, with 64 zero rows before and after them; rows past
-  ``pub``'s count are earlier public rows of the game or zeros.
+  indices) raises ``IndexError`` in the function, so the options past ``n`` (another seat's),
+  the next seat's hand after this one, the stock after the pile are out of reach. In a batch
+  (``simulate``, the runner) the exception stops the run; called through a
+  :class:`sim.policies.api.Handle` (``Game.step``), Numba can only print it ("Exception
+  ignored") and the call answers 0.
+* Each seat draws from its own random stream, seeded from (seed, game, seat): it tells nothing
+  about the deal or the other seats, and nothing a seat does to it changes another seat's.
 
 Not guaranteed: the bounds checks cover the decision function's own code, not helpers it calls
-that were compiled without them (the engine's own kernels, or a plug-in's own ``numba.njit``
-helpers) nor raw-pointer tricks; reads or writes further than the padding, or through
-pointers, are outside this contract. In-process native code is no sandbox: the seal stops
-mistakes and every cheat that goes through the arguments, not deliberate memory forgery.
+that were compiled without them (a plug-in's own ``numba.njit(boundscheck=False)`` helpers) nor
+raw-pointer tricks: such code can read past an end into the rest of the game's arrays. In-process
+native code is no sandbox: the seal stops mistakes and every cheat that goes through the
+arguments, not deliberate memory forgery (tests/test_policy_seal.py tries each such cheat).
 """
 
 from __future__ import annotations

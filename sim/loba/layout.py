@@ -213,13 +213,6 @@ Scratch = namedtuple(
         "rest",
         "seen",
         "queue",
-        "v_hand",
-        "v_melds",
-        "v_pile",
-        "v_params",
-        "v_acts",
-        "v_rng",
-        "v_mem",
     ],
 )
 Scratch.__doc__ = """Per-game scratch arrays: acts int16[k, A.SIZE] (the engine's options;
@@ -229,12 +222,7 @@ int16[MAX_MELDS, M.SIZE] (trial copies), rstat int64[MAX_SEATS] (each seat's sta
 round being settled, RS.*); for the take rule (sim.loba.takes): rest int8[HAND_W] (a trial
 hand), seen int64[2^k] (a set of escalera states, all -1 between searches) and queue
 int64[takes.search_bound].
-
-The ``v_*`` arrays are the policy's view (engine.decide): the deciding seat's hand, the table
-melds, the pile, its parameters, its options, its random stream and its memory, copied in before
-each decision and handed over as exact-length slices. They are views of one zeroed allocation
-with zero padding before and after (engine.new_bufs). The engine writes them and never reads
-them back, except ``v_rng`` and ``v_mem`` (the seat's own stream and memory, copied back)."""
+"""
 
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng", "hist", "mem"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).
