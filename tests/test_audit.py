@@ -324,3 +324,11 @@ def test_replay_and_audit_from_the_command_line(tmp_path):
         cwd=ROOT,
     )
     assert txt.returncode == 0 and "== Round 2" in txt.stdout and "== Round 1" not in txt.stdout
+
+
+@pytest.mark.parametrize("game", [6, 21])
+def test_a11_new_meld_only_a_laid_off_taken_card_is_not_placed(game):
+    # rami (new_meld_only): a seat that took a discard laid its only copy off; the engine had
+    # offered that lay-off as if a meld with the card were still possible (found by
+    # tests/audit_many.py --seed 3: random seats, these games)
+    assert auditor.audit_events(replay("rami", "random,random,random", seed=3, game=game)) == []

@@ -21,6 +21,7 @@ import re
 
 import numpy as np
 import pytest
+from take_bruteforce import encode_table as encode_rows
 
 from sim.loba import moves, oracle
 from sim.loba.cards import card_str, parse_card, position_card
@@ -62,23 +63,9 @@ def hand_counts(cards) -> np.ndarray:
 
 
 def encode_table(table) -> tuple[np.ndarray, int]:
-    """Oracle melds -> the kernel's int16 table rows (sim.loba.layout M_*)."""
+    """Oracle melds -> the kernel's int16 table rows, padded to MAX_MELDS, and their count."""
     melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
-    for i, m in enumerate(table):
-        row = melds[i]
-        row[M.OWNER] = i % 3
-        row[M.N] = m.n
-        if isinstance(m, Pierna):
-            row[M.KIND] = MELD.PIERNA
-            row[M.KEY] = m.rank
-            for s in range(4):
-                row[M.C0 + s] = m.counts[s]
-        else:
-            row[M.KIND] = MELD.ESCALERA
-            row[M.KEY] = m.suit
-            row[M.LO] = m.lo
-            row[M.HI] = m.hi
-            row[M.JMASK] = sum(1 << p for p in m.jokers)
+    melds[: len(table)] = encode_rows(table)
     return melds, len(table)
 
 

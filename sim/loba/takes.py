@@ -294,6 +294,8 @@ def can_place(hand, hand_n, melds, nm, may_lay, R, c, bufs):
     (held in ``hand``) on the table this turn? ``may_lay``: the seat may lay off now ([A20]);
     ``bufs`` (:class:`~sim.loba.layout.Scratch`): its ``plan``, ``rest``, ``seen`` and
     ``queue`` arrays are used as scratch."""
+    if hand[c] == 0:  # no copy left to put down (under new_meld_only a lay-off of c is no
+        return False  # placing: the taken card laid off is then lost for a new meld)
     budget = hand_n - (1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else 0)  # [A26]
     if smallest_meld_with(hand, c, R) <= budget:
         return True
