@@ -270,7 +270,8 @@ def best_discard(hand, pub, acts, n):
     best = 0
     key = -(1 << 30)
     for i in range(n):
-        k = card_cost(acts[i, 0], hand, pub) * 64 + acts[i, 0] % 13
+        c = int(acts[i, 0])  # (int: the same arithmetic compiled or not, NUMBA_DISABLE_JIT)
+        k = card_cost(c, hand, pub) * 64 + c % 13
         if k > key:
             key = k
             best = i
