@@ -54,7 +54,7 @@ from .moves import (
     apply_play,
     bit_index,
     gen_layoffs,
-    gen_new_melds,
+    gen_new_melds_with,
     hand_value,
     has_window,
     held_bits,
@@ -67,6 +67,7 @@ from .moves import (
 from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
 from .takes import can_place, places, search_bound
 
+NO_MELD = -2  # gen_plays: lay-offs only (the hand holds no new meld)
 TURN_ON = 0
 TURN_OUT = 1
 TURN_VOID = 2
@@ -205,6 +206,7 @@ def deal_round(st, R, deck, deck_n, tr):
         st.s[q, S.HAND_N] = 0
         st.s[q, S.MELDED] = 0
         st.s[q, S.PLACED] = 0
+        st.s[q, S.MELD_FREE] = 0
         st.s[q, S.PENALTY] = 0
         st.s[q, S.BONUS] = 0
     first = next_active(st, g[G.DEALER])
@@ -324,22 +326,31 @@ def may_layoff(st, R, seat):
 
 @kernel(inline="always")
 def gen_plays(st, R, seat, acts):
-    """Every play the seat may make now (new melds, then lay-offs)."""
+    """Every play the seat may make now (new melds, then lay-offs); returns how many."""
+    return gen_plays_with(st, R, seat, acts, -1)[0]
+
+
+@kernel(inline="always")
+def gen_plays_with(st, R, seat, acts, only):
+    """Every play the seat may make now (new melds, then lay-offs); returns (how many, how
+    many are new melds). ``only``: -1 looks everywhere; a card identity looks only at melds
+    that hold it (:func:`sim.loba.moves.gen_new_melds_with`); ``NO_MELD`` looks at lay-offs
+    only. :func:`play_turn` passes the card drawn when the hand was meld-free before it."""
     hand = st.hands[seat]
     hn = st.s[seat, S.HAND_N]
-    n = gen_new_melds(hand, hn, R, acts, 0)
+    n = 0
+    if only != NO_MELD:
+        n = gen_new_melds_with(hand, hn, R, acts, 0, only)
+    new = n
     if may_layoff(st, R, seat):
         n = gen_layoffs(hand, hn, st.melds, st.g[G.NMELDS], R, acts, n)
-    return n
+    return n, new
 
 
 @kernel(inline="always")
 def do_play(st, seat, act, R, tr):
     """Apply a legal play for ``seat`` and keep the counters right."""
     hand = st.hands[seat]
-    before = 0
-    for i in range(N_IDS):
-        before += hand[i]
     if st.g[G.TAKEN] >= 0 and places(act, hand, st.g[G.TAKEN], R):
         st.g[G.TAKEN] = -1  # [A12] a card of the taken identity reached the table
     nm = st.g[G.NMELDS]
@@ -377,14 +388,11 @@ def do_play(st, seat, act, R, tr):
                     act[A.LO],
                     act[A.HI],
                 )
-    after = 0
-    for i in range(N_IDS):
-        after += hand[i]
-    st.s[seat, S.HAND_N] = after
+    st.s[seat, S.HAND_N] -= act[A.N]  # the cards the play puts down (a lay-off: one)
     st.s[seat, S.PLACED] = 1
     if act[A.TYPE] == PLAY.MELD:
         st.s[seat, S.MELDED] = 1
-    return before - after
+    return act[A.N]
 
 
 @kernel(inline="always")
@@ -526,6 +534,11 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
     s = st.s
     hand = st.hands[seat]
     acts = bufs.acts
+    # a hand with no meld at the end of its last turn can only make melds that hold the card
+    # drawn now (what is left of it is a part of that hand; [A26]'s limit aside, so the mark
+    # is only kept with the knob off): the search looks there only, with the same result
+    free = s[seat, S.MELD_FREE] == 1
+    s[seat, S.MELD_FREE] = 0
     if g[G.STOCK_N] == 0:
         rebuild_stock(st, R, tr)  # [A13]
     top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
@@ -544,6 +557,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
     if nopt > 1:
         ch = decide(fns.draw[seat], st, R, seat, bufs, params, acts, nopt, DEC.DRAW, False)
     if acts[ch, 0] == DRAW.DISCARD:
+        drawn = top
         g[G.PILE_N] -= 1
         st.pile[g[G.PILE_N]] = -1
         hand[top] += 1
@@ -554,7 +568,8 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
             ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
     else:
         g[G.STOCK_N] -= 1
-        hand[st.stock[g[G.STOCK_N]]] += 1
+        drawn = st.stock[g[G.STOCK_N]]
+        hand[drawn] += 1
         s[seat, S.HAND_N] += 1
         hist_add(st, HT.DRAW, seat, -1, 0, DRAW.STOCK, 0, 0, 0, 0, 0)
         if tr is not None:
@@ -562,8 +577,12 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
     # [A9] any number of plays, in any order
     # while the taken discard is in hand ([A12]) the seat may not stop, and may only make plays
     # that put it down or keep a way to do so open: its policy chooses how
+    new = 0
     while s[seat, S.HAND_N] > 0:
-        n = gen_plays(st, R, seat, acts)
+        only = -1
+        if free:
+            only = drawn if hand[drawn] > 0 else NO_MELD
+        n, new = gen_plays_with(st, R, seat, acts, only)
         owed = g[G.TAKEN] >= 0
         if owed:
             n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
@@ -578,6 +597,8 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
         do_play(st, seat, acts[k], R, tr)
     if s[seat, S.HAND_N] == 0:
         return TURN_OUT  # [A25] out by plays
+    if new == 0 and R[RULE.GO_OUT_NEEDS_DISCARD] == 0:
+        s[seat, S.MELD_FREE] = 1
     # discard ([A24] jokers only when the hand is all jokers, unless allowed)
     hn = s[seat, S.HAND_N]
     only_jokers = hand[JOKER] == hn

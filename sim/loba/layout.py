@@ -100,6 +100,7 @@ S = make_enum(
         "PENALTY",  # last round's score change
         "BONUS",  # last round: went out with the one-turn bonus
         "BAD_ANSWERS",  # decisions answered out of range (read as the fallback, engine.decide)
+        "MELD_FREE",  # 1: the hand held no new meld at the end of the seat's last turn
     ],
 )
 ST = make_enum("ST", ["ACTIVE", "OVER", "OUT"])  # OVER: transient, during [A29]-[A32]

@@ -332,6 +332,12 @@ def _emit_escalera(acts, n, s, lo, hi, gaps, held, extra, length):
 
 @kernel
 def gen_new_melds(hand, hand_n, R, acts, n):
+    """Every new meld of the hand (:func:`gen_new_melds_with`, no card required)."""
+    return gen_new_melds_with(hand, hand_n, R, acts, n, -1)
+
+
+@kernel
+def gen_new_melds_with(hand, hand_n, R, acts, n, only):
     """Append every new meld the hand can put down ([A9]: any legal meld, [A15]-[A18]); returns
     the new count.
 
@@ -341,12 +347,23 @@ def gen_new_melds(hand, hand_n, R, acts, n):
     positions whose natural the hand holds but keeps. Identical cards are interchangeable, so
     each distinct meld appears once. Under [A26] ``go_out_needs_discard``, melds that would
     empty the hand are left out.
+
+    ``only`` >= 0 (a card identity) looks only where a meld holding that card can be: the
+    piernas of its rank and the escaleras of its suit (every suit, and no pierna, for the
+    joker). The engine passes the card drawn this turn when the hand had no meld before it
+    (``S.MELD_FREE``): then every meld of the hand holds it, and the list is the same.
     """
     limit = hand_n - 1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else hand_n  # most cards in a meld
     if limit < 3:
         return n
     exactly_three = R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
     decks = R[RULE.DECKS]
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])  # [A16]/[A17] escaleras
+    mn = R[RULE.ESCALERA_MIN]
+    if only >= 0 and only != JOKER:  # one rank, one suit: no masks of the whole hand
+        n = _piernas_of(hand, rank_of(only), decks, limit, exactly_three, acts, n)
+        s = suit_of(only)
+        return _escaleras_of(acts, n, s, suit_positions(hand, s), J, mn, limit)
     masks = suit_masks(hand)
     ma, mb, mc, md = masks[0] & 0x3FFE, masks[1] & 0x3FFE, masks[2] & 0x3FFE, masks[3] & 0x3FFE
     ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))  # three suits or more
@@ -355,48 +372,64 @@ def gen_new_melds(hand, hand_n, R, acts, n):
             ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
         else:
             ranks = 0x3FFE
-    for r in range(1, 14):  # [A15] piernas
-        if not (ranks >> r) & 1:
-            continue
-        h0 = min(hand[r - 1], decks)
-        h1 = min(hand[13 + r - 1], decks)
-        h2 = min(hand[26 + r - 1], decks)
-        h3 = min(hand[39 + r - 1], decks)
-        for c0 in range(h0 + 1):
-            for c1 in range(h1 + 1):
-                for c2 in range(h2 + 1):
-                    for c3 in range(h3 + 1):
-                        k = c0 + c1 + c2 + c3
-                        if k < 3 or k > limit:
-                            continue
-                        ns = (c0 > 0) + (c1 > 0) + (c2 > 0) + (c3 > 0)
-                        if ns == 4 or (exactly_three and ns != 3):
-                            continue
-                        packed = c0 | (c1 << 2) | (c2 << 4) | (c3 << 6)
-                        n = _emit(acts, n, PLAY.MELD, MELD.PIERNA, r, packed, 0, 0, k)
-    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])  # [A16]/[A17] escaleras
-    mn = R[RULE.ESCALERA_MIN]
+    if only == JOKER:  # a joker is in no pierna
+        ranks = 0
+    while ranks:  # [A15] piernas
+        low = ranks & -ranks
+        ranks ^= low
+        n = _piernas_of(hand, bit_index(low), decks, limit, exactly_three, acts, n)
     for s in range(4):
-        m = masks[s]
-        c = popcount(m & 0x3FFE)
-        if c < 2 or c + J < mn or not has_window(m, J, mn):
+        n = _escaleras_of(acts, n, s, masks[s], J, mn, limit)
+    return n
+
+
+@kernel(inline="always")
+def _piernas_of(hand, r, decks, limit, exactly_three, acts, n):
+    """[A15] every pierna of rank ``r``: every choice of copies per suit."""
+    h0 = min(hand[r - 1], decks)
+    h1 = min(hand[13 + r - 1], decks)
+    h2 = min(hand[26 + r - 1], decks)
+    h3 = min(hand[39 + r - 1], decks)
+    if h0 + h1 + h2 + h3 < 3:
+        return n
+    for c0 in range(h0 + 1):
+        for c1 in range(h1 + 1):
+            for c2 in range(h2 + 1):
+                for c3 in range(h3 + 1):
+                    k = c0 + c1 + c2 + c3
+                    if k < 3 or k > limit:
+                        continue
+                    ns = (c0 > 0) + (c1 > 0) + (c2 > 0) + (c3 > 0)
+                    if ns == 4 or (exactly_three and ns != 3):
+                        continue
+                    packed = c0 | (c1 << 2) | (c2 << 4) | (c3 << 6)
+                    n = _emit(acts, n, PLAY.MELD, MELD.PIERNA, r, packed, 0, 0, k)
+    return n
+
+
+@kernel(inline="always")
+def _escaleras_of(acts, n, s, m, J, mn, limit):
+    """[A16]/[A17] every escalera of suit ``s`` (held positions ``m``) with ``J`` jokers at
+    most: every window with two naturals or more, every placement of its jokers."""
+    c = popcount(m & 0x3FFE)
+    if c < 2 or c + J < mn or not has_window(m, J, mn):
+        return n
+    for lo in range(1, 15):
+        if not ((m >> lo) & 1) and J == 0:
             continue
-        for lo in range(1, 15):
-            if not ((m >> lo) & 1) and J == 0:
+        top = min(14, lo + 12, lo + limit - 1)
+        for hi in range(lo + mn - 1, top + 1):
+            wb = window_bits(lo, hi)
+            held = m & wb
+            nat = popcount(held)
+            length = hi - lo + 1
+            gaps = length - nat
+            if gaps > J:  # longer windows from lo have as many gaps or more
+                break
+            if nat < 2:
                 continue
-            top = min(14, lo + 12, lo + limit - 1)
-            for hi in range(lo + mn - 1, top + 1):
-                wb = window_bits(lo, hi)
-                held = m & wb
-                nat = popcount(held)
-                length = hi - lo + 1
-                gaps = length - nat
-                if gaps > J:  # longer windows from lo have as many gaps or more
-                    break
-                if nat < 2:
-                    continue
-                extra = min(J - gaps, nat - 2)
-                n = _emit_escalera(acts, n, s, lo, hi, wb & ~m, held, extra, length)
+            extra = min(J - gaps, nat - 2)
+            n = _emit_escalera(acts, n, s, lo, hi, wb & ~m, held, extra, length)
     return n
 
 
