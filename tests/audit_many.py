@@ -2,8 +2,12 @@
 policy x player count (plus a mixed-seat cell per preset).
 
     python tests/audit_many.py --games 100000 [--game loba|moon] [--workers 2] [--seed 1]
+                               [--offset 0]
 
-Every game is replayed with the kernel's event recording on and re-checked by the game's
+Blocks of games are audited in turn from every cell, so a run stopped early has covered every
+cell alike. ``--offset K`` starts at game K of each cell: a long audit split into runs
+(``--games 500000`` then ``--games 500000 --offset P``, P = the first run's games per cell)
+audits different games. Every game is replayed with the kernel's event recording on and re-checked by the game's
 independent auditor; prints how many were audited and every violation found (exit 1 if any).
 """
 
@@ -51,11 +55,18 @@ def main() -> int:
     ap.add_argument("--game", choices=game_names(), default="loba")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--offset", type=int, default=0, help="first game index of every cell")
     a = ap.parse_args()
     cs = cells(a.game)
     per = max(1, a.games // len(cs))
     block = 250
-    jobs = [(r, s, a.seed, k, min(block, per - k)) for r, s in cs for k in range(0, per, block)]
+    first = a.offset
+    print(f"{len(cs)} cells, games {first}..{first + per - 1} of each, seed {a.seed}", flush=True)
+    jobs = [
+        (r, s, a.seed, first + k, min(block, per - k))
+        for k in range(0, per, block)
+        for r, s in cs  # every cell in turn: a run stopped early covered them all alike
+    ]
     t0 = time.time()
     done = 0
     bad = []

@@ -18,6 +18,15 @@
   +0.11]: no detectable gain (it plays differently in 24% of the games). On 20,000 games (seed
   0, greedy 25.2%) ``margin`` 0-3 measured the same, 10 lost (23.7%) and never giving such a
   card at any cost (1000) lost more (22.7%).
+* ``careful`` ``greedy`` whose discard counts what it has seen: a card helps a meld only while
+  a card that would complete it is unseen (hand, pile, table); a card that extends a meld on
+  the table is kept (``keep`` points: it is a lay-off once the seat has melded) and more so
+  when the next active player may take it to lay it off (``danger``); a card of a rank the
+  next player discarded this round (read from ``hist`` into ``mem``) costs ``safe`` less.
+  Measured against three ``greedy`` (100,000 games each, seed 7, seat 0, paired with
+  ``greedy`` in seat 0 on the same games): win share +0.93 points (95% CI +-0.25) on pagat,
+  +0.79 (+-0.23) on classic, +1.44 (+-0.27) on rami. The history part alone (``safe=2``
+  against ``safe=0``) is within noise: -0.10, +0.20, +0.27 points.
 
 Rebuy rules: ``always``, ``never``, ``if_opponents:k=K`` (rebuy only while at least K other
 players are still under the limit).
@@ -42,7 +51,7 @@ from .moves import (
     pierna_count,
     pos_card,
 )
-from .rules import RULE
+from .rules import PIERNA, RULE, TAKE
 
 REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a Loba seat)
 
@@ -473,6 +482,182 @@ def wary_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best
 
 
+# ---------------------------------------------------------------- careful
+
+C_ROUND, C_ROWS, C_NEXT, C_RANKS = 0, 1, 2, 3  # careful's memory: see careful_scan
+
+
+@kernel(inline="always")
+def _seen_add(v1, v2, v3, b):
+    """Saturating bit-sliced counters: bit x of vk is set when k copies of x were added."""
+    return v1 | b, v2 | (v1 & b), v3 | (v2 & b)
+
+
+@kernel
+def known_copies(hand, melds, pile):
+    """Masks (>= 1, >= 2, >= 3 copies) of the naturals the seat can see: its hand, the
+    discard pile and the table."""
+    v1 = 0
+    v2 = 0
+    v3 = 0
+    for c in range(JOKER):
+        for _ in range(min(int(hand[c]), 3)):
+            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << c)
+    for i in range(pile.shape[0]):
+        c = pile[i]
+        if c >= 0 and c != JOKER:
+            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << c)
+    for i in range(melds.shape[0]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = melds[i, M.KEY]
+            for s in range(4):
+                for _ in range(min(int(melds[i, M.C0 + s]), 3)):
+                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << (s * 13 + r - 1))
+        else:
+            s = melds[i, M.KEY]
+            for p in range(melds[i, M.LO], melds[i, M.HI] + 1):
+                if not (melds[i, M.JMASK] >> p) & 1:
+                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << pos_card(p, s))
+    return v1, v2, v3
+
+
+@kernel(inline="always")
+def all_seen(x, decks, v1, v2, v3):
+    """Every copy of natural ``x`` is in sight (none left to draw)."""
+    if decks <= 1:
+        return (v1 >> x) & 1 == 1
+    if decks == 2:
+        return (v2 >> x) & 1 == 1
+    return (v3 >> x) & 1 == 1
+
+
+@kernel
+def careful_scan(hist, pub, mem):
+    """Read the history rows not read yet into ``mem``: the ranks the next active player
+    discarded this round (bit r of ``mem[C_RANKS]``). Returns that mask."""
+    q = next_active_seat(pub)
+    if mem[C_ROUND] != pub[PUB.ROUND] or mem[C_NEXT] != q or mem[C_ROWS] > hist.shape[0]:
+        mem[C_ROUND] = pub[PUB.ROUND]
+        mem[C_NEXT] = q
+        mem[C_ROWS] = 0.0
+        mem[C_RANKS] = 0.0
+    ranks = int(mem[C_RANKS])
+    for i in range(int(mem[C_ROWS]), hist.shape[0]):
+        if hist[i, H.SEAT] == q and hist[i, H.TYPE] == HT.DISCARD and hist[i, H.CARD] != JOKER:
+            ranks |= 1 << rank_of(hist[i, H.CARD])
+    mem[C_ROWS] = hist.shape[0]
+    mem[C_RANKS] = ranks
+    return ranks
+
+
+@kernel
+def extends_table(melds, pub, c):
+    """Does natural ``c`` extend a meld on the table (a lay-off for whoever may lay off:
+    an escalera end of its suit, a pierna of its rank that takes its suit, [A21])?"""
+    r = rank_of(c)
+    s = suit_of(c)
+    decks = pub[PUB.RULES + RULE.DECKS]
+    three = pub[PUB.RULES + RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    for i in range(melds.shape[0]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            if melds[i, M.KEY] != r or melds[i, M.C0 + s] >= decks:
+                continue
+            if melds[i, M.C0 + s] > 0:
+                return True
+            ns = 0
+            for t in range(4):
+                ns += melds[i, M.C0 + t] > 0
+            if not three and ns < 3:
+                return True
+        elif melds[i, M.KEY] == s:
+            lo = melds[i, M.LO]
+            hi = melds[i, M.HI]
+            if hi - lo + 1 >= 13:
+                continue
+            if r == lo - 1 or r == hi + 1 or (r == 1 and hi == 13):
+                return True
+    return False
+
+
+@kernel
+def may_take_to_lay_off(melds, pub, q):
+    """May seat ``q`` take a discard to lay it off ([A11], [A20]: a meld of its own first)?"""
+    if pub[PUB.RULES + RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
+        return False
+    if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0:
+        return True
+    for i in range(melds.shape[0]):
+        if melds[i, M.OWNER] == q:
+            return True
+    return False
+
+
+@decision
+def careful_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """greedy's discard key, made careful with what the seat has seen: a helping card counts
+    only while a card that would complete the meld is still unseen (hand, pile, table), a card
+    the next player could lay off on the table costs ``danger`` more points, and one of a rank
+    the next player discarded this round (the history) ``safe`` points less."""
+    ranks = careful_scan(hist, pub, mem)
+    q = next_active_seat(pub)
+    v1, v2, v3 = known_copies(hand, melds, pile)
+    decks = pub[PUB.RULES + RULE.DECKS]
+    feeds = may_take_to_lay_off(melds, pub, q)
+    best = 0
+    key = -(1 << 40)
+    for i in range(n):
+        c = int(acts[i, 0])
+        if c == JOKER:
+            k = -1000 * 64
+        else:
+            r = rank_of(c)
+            s = suit_of(c)
+            v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
+            useful = 0
+            # partners of a pierna: other suits of the rank, while a third suit is unseen
+            held = 0
+            for t in range(4):
+                if hand[t * 13 + r - 1] > 0:
+                    held += 1
+            if held >= 2:
+                live = False
+                for t in range(4):
+                    if hand[t * 13 + r - 1] == 0 and not all_seen(t * 13 + r - 1, decks, v1, v2, v3):
+                        live = True
+                useful += 2 * (held - 1) if live else 0
+            # run neighbours: one or two positions away, while a card between or beyond is
+            # unseen (jokers aside)
+            ps = (1, 14) if r == 1 else (r, r)
+            for j in range(2 if r == 1 else 1):
+                p = ps[j]
+                for d in (-2, -1, 1, 2):
+                    x = p + d
+                    if x < 1 or x > 14 or hand[pos_card(x, s)] == 0:
+                        continue
+                    if d == 1 or d == -1:
+                        a = min(p, x) - 1
+                        b = max(p, x) + 1
+                        ok = (a >= 1 and not all_seen(pos_card(a, s), decks, v1, v2, v3)) or (
+                            b <= 14 and not all_seen(pos_card(b, s), decks, v1, v2, v3)
+                        )
+                        useful += 3 if ok else 0
+                    else:
+                        mid = (p + x) // 2
+                        useful += 0 if all_seen(pos_card(mid, s), decks, v1, v2, v3) else 1
+            cost = v - 4 * useful
+            if extends_table(melds, pub, c):
+                cost -= params[2]  # a lay-off for me once I have melded
+                if feeds:
+                    cost -= params[0]  # and for the next player now
+            if (ranks >> r) & 1:
+                cost += params[1]
+            k = int(cost * 64) + c % 13
+        if k > key:
+            key = k
+            best = i
+    return best
+
+
 # ---------------------------------------------------------------- rebuy rules
 
 
@@ -524,6 +709,15 @@ POLICIES = {
         params={"margin": 2.0},
         ranges={"margin": (0, 1000)},  # card-cost points (greedy's discard key)
         doc="greedy, but avoids feeding the next player a card its takes or melds show it uses",
+    ),
+    "careful": Policy(
+        "careful",
+        greedy_draw,
+        greedy_play,
+        careful_discard,
+        params={"danger": 6.0, "safe": 2.0, "keep": 6.0},
+        ranges={"danger": (0, 1000), "safe": (0, 1000), "keep": (0, 1000)},  # card-cost points
+        doc="greedy that counts the cards it has seen and the next player's discards",
     ),
 }
 
