@@ -7,8 +7,9 @@ policy x player count (plus a mixed-seat cell per preset).
 Blocks of games are audited in turn from every cell, so a run stopped early has covered every
 cell alike. ``--offset K`` starts at game K of each cell: a long audit split into runs
 (``--games 500000`` then ``--games 500000 --offset P``, P = the first run's games per cell)
-audits different games. Every game is replayed with the kernel's event recording on and re-checked by the game's
-independent auditor; prints how many were audited and every violation found (exit 1 if any).
+audits different games. Every game is replayed with the kernel's event recording on and
+re-checked by the game's independent auditor; prints how many were audited and every violation
+found (exit 1 if any).
 """
 
 from __future__ import annotations

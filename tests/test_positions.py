@@ -172,3 +172,77 @@ def test_a_tampered_position_trace_is_caught_by_the_auditor():
     events = replay_position(EXAMPLE, seed=1)
     events[1]["hands"][0].append("KD")  # a 109th card
     assert any("cards not conserved" in p for p in audit_events(events))
+
+
+# ---------------------------------------------------------------- play on from mid-turn
+
+AFTER_DRAW = {
+    **BASE,
+    "phase": "play",
+    "hands": ["4H 5H 6H 7H 8H 9H 3S 3D 3C KD", *BASE["hands"][1:]],
+}
+AT_DISCARD = {
+    **BASE,
+    "phase": "discard",
+    "hands": ["KD", *BASE["hands"][1:]],
+    "table": [
+        {"cards": "4H 5H 6H 7H 8H 9H", "owner": 0},
+        {"cards": "3S 3D 3C", "owner": 0},
+    ],
+}
+
+
+def replayed(position, seed=1):
+    from sim.loba.auditor import audit_events
+    from sim.loba.trace import replay_position
+
+    events = replay_position(position, seed=seed)
+    assert audit_events(events) == []
+    return events
+
+
+def test_a28_replay_from_after_the_draw_goes_out_in_one_turn():
+    """Seat 0 has drawn 9H (phase "play"): no draw event, the melds, the discard, out in one
+    turn with the bonus, and the trace audits clean."""
+    events = replayed(AFTER_DRAW)
+    assert events[1]["phase"] == "play"
+    first = events[2]
+    assert first["type"] == "meld" and first["seat"] == 0
+    out = next(e for e in events if e["type"] == "out")
+    assert out["seat"] == 0 and out["one_turn"] is True
+    assert not any(e["type"] == "draw" and e["seat"] == 0 for e in events[:5])
+
+
+def test_a28_replay_from_the_discard_after_melding_this_turn():
+    """Seat 0 put both melds down this turn ('melded', not 'placed'): its discard of KD goes
+    out with the one-turn bonus; had it put cards down before this turn ('placed'), no bonus."""
+    events = replayed(AT_DISCARD)
+    assert events[2]["type"] == "discard" and events[2]["card"] == "KD"
+    assert next(e for e in events if e["type"] == "out")["one_turn"] is True
+    events = replayed({**AT_DISCARD, "placed": [0]})
+    assert next(e for e in events if e["type"] == "out")["one_turn"] is False
+
+
+def test_a12_replay_after_taking_a_discard_puts_it_down():
+    """Seat 0 took 9H from the pile (phase "play", taken = "9H"): the kernel must put it on
+    the table this turn ([A12]); the auditor checks it does."""
+    pos = {**AFTER_DRAW, "pile": "8D", "taken": "9H"}
+    events = replayed(pos)
+    assert events[1]["taken"] == "9H"
+    melds = [e for e in events if e["type"] == "meld" and e["seat"] == 0]
+    assert melds and any("9H" in m.get("cards", []) for m in melds)
+
+
+def test_replay_from_mid_turn_in_text_says_where_the_turn_stands(capsys, tmp_path):
+    import tomllib  # noqa: F401  (the file below is TOML)
+
+    f = tmp_path / "p.toml"
+    hands = ", ".join(f'"{h}"' for h in AT_DISCARD["hands"])
+    f.write_text(
+        'phase = "discard"\ndealer = 2\nto_move = 0\npile = "8D"\nstock = "9H"\n'
+        f"hands = [{hands}]\n"
+        'table = [{ cards = "4H 5H 6H 7H 8H 9H", owner = 0 }, { cards = "3S 3D 3C", owner = 0 }]\n'
+    )
+    code, out, _ = run(capsys, "replay", "--position", f, "--seed", "1")
+    assert code == 0 and "seat 0 to move (about to discard)" in out
+    assert "seat 0 goes out in one turn (-10 bonus)" in out

@@ -180,6 +180,16 @@ class Auditor:
         self.turn_done = True
         self.turns = 0
         self.out_seat = None
+        if e.get("phase", "draw") != "draw":  # set up after the draw: the turn is under way
+            seat = e["to_move"]
+            self.turn_seat = seat
+            self.turn_done = False
+            self.drew = True
+            self.taken = None if e.get("taken") is None else cid(e["taken"])
+            self.taken_laid_off = False
+            self.turns = 1
+            self.placed_before = self.placed[seat]
+            self.placed[seat] = self.placed[seat] or self.melded[seat]
         self.census_ok(e)
         self.scores_before = list(self.scores)
 

@@ -40,6 +40,7 @@ from .layout import (
     RR,
     RS,
     ST,
+    TAT,
     VOID,
     A,
     E,
@@ -202,6 +203,7 @@ def deal_round(st, R, deck, deck_n, tr):
     g[G.TAKEN] = -1
     g[G.HIST_N] = 0
     g[G.HIST_LOST] = 0
+    g[G.TURN_AT] = TAT.DRAW
     for q in range(g[G.NP]):
         st.s[q, S.HAND_N] = 0
         st.s[q, S.MELDED] = 0
@@ -528,77 +530,40 @@ def decide(fn, st, R, seat, bufs, params, acts, n, decision, may_stop):
 
 
 @kernel(inline="always")
-def play_turn(st, R, seat, fns, params, bufs, tr):
-    """One turn of ``seat`` ([A9]-[A14], [A20]-[A26]). Returns TURN_ON, TURN_OUT or TURN_VOID."""
+def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
+    """The rest of a turn after the draw: the plays (unless ``plays`` is false: a position set
+    up at the discard), then the discard. ``drawn``/``free``: the card drawn, and whether the
+    hand held no meld before it (the search then looks only where that card can be)."""
     g = st.g
     s = st.s
     hand = st.hands[seat]
     acts = bufs.acts
-    # a hand with no meld at the end of its last turn can only make melds that hold the card
-    # drawn now (what is left of it is a part of that hand; [A26]'s limit aside, so the mark
-    # is only kept with the knob off): the search looks there only, with the same result
-    free = s[seat, S.MELD_FREE] == 1
-    s[seat, S.MELD_FREE] = 0
-    if g[G.STOCK_N] == 0:
-        rebuild_stock(st, R, tr)  # [A13]
-    top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
-    can_take = top >= 0 and take_ok(st, R, seat, top, bufs)
-    if g[G.STOCK_N] == 0 and not can_take:
-        g[G.VOID_REASON] = VOID.STOCK  # [A14]
-        return TURN_VOID
-    nopt = 0
-    if g[G.STOCK_N] > 0:
-        acts[nopt, 0] = DRAW.STOCK
-        nopt += 1
-    if can_take:
-        acts[nopt, 0] = DRAW.DISCARD
-        nopt += 1
-    ch = 0
-    if nopt > 1:
-        ch = decide(fns.draw[seat], st, R, seat, bufs, params, acts, nopt, DEC.DRAW, False)
-    if acts[ch, 0] == DRAW.DISCARD:
-        drawn = top
-        g[G.PILE_N] -= 1
-        st.pile[g[G.PILE_N]] = -1
-        hand[top] += 1
-        s[seat, S.HAND_N] += 1
-        g[G.TAKEN] = top
-        hist_add(st, HT.DRAW, seat, top, 0, DRAW.DISCARD, 0, 0, 0, 0, 0)
-        if tr is not None:
-            ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
-    else:
-        g[G.STOCK_N] -= 1
-        drawn = st.stock[g[G.STOCK_N]]
-        hand[drawn] += 1
-        s[seat, S.HAND_N] += 1
-        hist_add(st, HT.DRAW, seat, -1, 0, DRAW.STOCK, 0, 0, 0, 0, 0)
-        if tr is not None:
-            ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
-    # [A9] any number of plays, in any order
-    # while the taken discard is in hand ([A12]) the seat may not stop, and may only make plays
-    # that put it down or keep a way to do so open: its policy chooses how
-    new = 0
-    while s[seat, S.HAND_N] > 0:
-        only = -1
-        if free:
-            only = drawn if hand[drawn] > 0 else NO_MELD
-        n, new = gen_plays_with(st, R, seat, acts, only)
-        owed = g[G.TAKEN] >= 0
-        if owed:
-            n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
-        if n == 0:
-            break
-        if owed and n == 1:
-            k = 0
-        else:
-            k = decide(fns.play[seat], st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
-        if k < 0:
-            break
-        do_play(st, seat, acts[k], R, tr)
-    if s[seat, S.HAND_N] == 0:
-        return TURN_OUT  # [A25] out by plays
-    if new == 0 and R[RULE.GO_OUT_NEEDS_DISCARD] == 0:
-        s[seat, S.MELD_FREE] = 1
+    if plays:
+        # [A9] any number of plays, in any order
+        # while the taken discard is in hand ([A12]) the seat may not stop, and may only make plays
+        # that put it down or keep a way to do so open: its policy chooses how
+        new = 0
+        while s[seat, S.HAND_N] > 0:
+            only = -1
+            if free:
+                only = drawn if hand[drawn] > 0 else NO_MELD
+            n, new = gen_plays_with(st, R, seat, acts, only)
+            owed = g[G.TAKEN] >= 0
+            if owed:
+                n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
+            if n == 0:
+                break
+            if owed and n == 1:
+                k = 0
+            else:
+                k = decide(fns.play[seat], st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
+            if k < 0:
+                break
+            do_play(st, seat, acts[k], R, tr)
+        if s[seat, S.HAND_N] == 0:
+            return TURN_OUT  # [A25] out by plays
+        if new == 0 and R[RULE.GO_OUT_NEEDS_DISCARD] == 0:
+            s[seat, S.MELD_FREE] = 1
     # discard ([A24] jokers only when the hand is all jokers, unless allowed)
     hn = s[seat, S.HAND_N]
     only_jokers = hand[JOKER] == hn
@@ -626,6 +591,62 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
     if s[seat, S.HAND_N] == 0:
         return TURN_OUT  # [A25] out by the last discard
     return TURN_ON
+
+
+@kernel(inline="always")
+def play_turn(st, R, seat, fns, params, bufs, tr):
+    """One turn of ``seat`` ([A9]-[A14], [A20]-[A26]). Returns TURN_ON, TURN_OUT or TURN_VOID."""
+    g = st.g
+    s = st.s
+    hand = st.hands[seat]
+    acts = bufs.acts
+    # a hand with no meld at the end of its last turn can only make melds that hold the card
+    # drawn now (what is left of it is a part of that hand; [A26]'s limit aside, so the mark
+    # is only kept with the knob off): the search looks there only, with the same result
+    free = s[seat, S.MELD_FREE] == 1
+    s[seat, S.MELD_FREE] = 0
+    at = g[G.TURN_AT]  # TAT.DRAW but in a position set up mid-turn (sim.loba.position)
+    drawn = -1
+    if at != TAT.DRAW:
+        g[G.TURN_AT] = TAT.DRAW
+        free = False
+    else:
+        if g[G.STOCK_N] == 0:
+            rebuild_stock(st, R, tr)  # [A13]
+        top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
+        can_take = top >= 0 and take_ok(st, R, seat, top, bufs)
+        if g[G.STOCK_N] == 0 and not can_take:
+            g[G.VOID_REASON] = VOID.STOCK  # [A14]
+            return TURN_VOID
+        nopt = 0
+        if g[G.STOCK_N] > 0:
+            acts[nopt, 0] = DRAW.STOCK
+            nopt += 1
+        if can_take:
+            acts[nopt, 0] = DRAW.DISCARD
+            nopt += 1
+        ch = 0
+        if nopt > 1:
+            ch = decide(fns.draw[seat], st, R, seat, bufs, params, acts, nopt, DEC.DRAW, False)
+        if acts[ch, 0] == DRAW.DISCARD:
+            drawn = top
+            g[G.PILE_N] -= 1
+            st.pile[g[G.PILE_N]] = -1
+            hand[top] += 1
+            s[seat, S.HAND_N] += 1
+            g[G.TAKEN] = top
+            hist_add(st, HT.DRAW, seat, top, 0, DRAW.DISCARD, 0, 0, 0, 0, 0)
+            if tr is not None:
+                ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
+        else:
+            g[G.STOCK_N] -= 1
+            drawn = st.stock[g[G.STOCK_N]]
+            hand[drawn] += 1
+            s[seat, S.HAND_N] += 1
+            hist_add(st, HT.DRAW, seat, -1, 0, DRAW.STOCK, 0, 0, 0, 0, 0)
+            if tr is not None:
+                ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
+    return finish_turn(st, R, seat, fns, params, bufs, tr, at != TAT.DISCARD, drawn, free)
 
 
 @kernel
@@ -828,7 +849,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
         if g[G.PHASE] != PH.TURN:
             break
         seat = g[G.CUR]
-        placed_before = s[seat, S.PLACED]
+        placed_before = s[seat, S.PLACED] if g[G.TURN_AT] == TAT.DRAW else g[G.PLACED_BEFORE]
         res = play_turn(st, R, seat, fns, params, bufs, tr)
         g[G.TURN] += 1
         g[G.TURNS] += 1

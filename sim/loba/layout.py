@@ -76,8 +76,13 @@ G = make_enum(
         "REBUY_SCORE",  # the score a rebuy gives in the round being settled ([A30])
         "HIST_N",  # rows of the round's public history (State.hist) so far
         "HIST_LOST",  # history rows of this round not recorded: the history was full
+        "TURN_AT",  # TAT.*: where the next turn starts (a position set up mid-turn), else 0
+        "PLACED_BEFORE",  # with TURN_AT: the seat to move put cards down before this turn
     ],
 )
+# where a turn starts: at the draw (every turn of a game), or, for a position set up by hand,
+# after the draw (about to play) or at the discard
+TAT = make_enum("TAT", ["DRAW", "PLAY", "DISCARD"])
 # SETTLE: a round has been scored; rebuys and elimination come next
 PH = make_enum("PH", ["DEAL", "TURN", "DONE", "SETTLE"])
 # STOCK: [A14] nothing to draw; TURN_CAP: [A14] max_turns_per_round reached

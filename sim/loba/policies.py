@@ -502,22 +502,22 @@ def known_copies(hand, melds, pile):
     v3 = 0
     for c in range(JOKER):
         for _ in range(min(int(hand[c]), 3)):
-            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << c)
+            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(c))
     for i in range(pile.shape[0]):
         c = pile[i]
         if c >= 0 and c != JOKER:
-            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << c)
+            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(c))
     for i in range(melds.shape[0]):
         if melds[i, M.KIND] == MELD.PIERNA:
             r = melds[i, M.KEY]
             for s in range(4):
                 for _ in range(min(int(melds[i, M.C0 + s]), 3)):
-                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << (s * 13 + r - 1))
+                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(s * 13 + r - 1))
         else:
             s = melds[i, M.KEY]
             for p in range(melds[i, M.LO], melds[i, M.HI] + 1):
                 if not (melds[i, M.JMASK] >> p) & 1:
-                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << pos_card(p, s))
+                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(pos_card(p, s)))
     return v1, v2, v3
 
 
@@ -544,7 +544,7 @@ def careful_scan(hist, pub, mem):
     ranks = int(mem[C_RANKS])
     for i in range(int(mem[C_ROWS]), hist.shape[0]):
         if hist[i, H.SEAT] == q and hist[i, H.TYPE] == HT.DISCARD and hist[i, H.CARD] != JOKER:
-            ranks |= 1 << rank_of(hist[i, H.CARD])
+            ranks |= 1 << int(rank_of(hist[i, H.CARD]))
     mem[C_ROWS] = hist.shape[0]
     mem[C_RANKS] = ranks
     return ranks
@@ -622,7 +622,9 @@ def careful_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
             if held >= 2:
                 live = False
                 for t in range(4):
-                    if hand[t * 13 + r - 1] == 0 and not all_seen(t * 13 + r - 1, decks, v1, v2, v3):
+                    if hand[t * 13 + r - 1] == 0 and not all_seen(
+                        t * 13 + r - 1, decks, v1, v2, v3
+                    ):
                         live = True
                 useful += 2 * (held - 1) if live else 0
             # run neighbours: one or two positions away, while a card between or beyond is

@@ -15,7 +15,8 @@ A position is a TOML file (or the same keys as a dict, which is how the tests wr
       { cards = "KH KD KC", owner = 2 },
     ]
     melded = [1, 2]                   # seats with a meld of their own this round ([A20])
-    placed = [1, 2]                   # seats that put any card down this round ([A28])
+    placed = [1, 2]                   # seats that put any card down this round ([A28]); the
+                                      # seat to move at phase play/discard: before this turn
     pile = "4D 9C"                    # the discard pile, bottom to top
     stock = "KC 2D"                   # top first; the cards not named anywhere follow, in
                                       # canonical order (so the file may name none of them)
@@ -52,9 +53,10 @@ import numpy as np
 
 from ..rules import RuleError, RuleSet
 from .cards import JOKER, CardError, card_str, parse_card, position_card, rank_of, suit_of
-from .layout import MAX_MELDS, MELD, PH, PLAY, ST, A, G, M, S
+from .layout import MAX_MELDS, MELD, PH, PLAY, ST, TAT, A, G, M, S
 
 PHASES = ("draw", "play", "discard")
+PHASE_AT = {"draw": TAT.DRAW, "play": TAT.PLAY, "discard": TAT.DISCARD}  # the kernel's TURN_AT
 KEYS = (
     "game rules seats dealer to_move phase round hands table melded placed pile stock scores "
     "rebuys status taken partial"
@@ -104,12 +106,8 @@ class Position:
 
     def game(self, seats=None, seed: int = 0, trace=False):
         """The position in the kernel: a :class:`~sim.loba.play.Game` whose next step is the
-        turn of the seat to move (phase ``draw`` only: the kernel plays whole turns)."""
-        if self.phase != "draw":
-            raise PositionError(
-                f"Play can go on only from the start of a turn: this position is at phase"
-                f" '{self.phase}'; set phase = \"draw\" to replay from it."
-            )
+        turn of the seat to move, from its phase (the draw, the plays after it, or the
+        discard)."""
         return self._game(seats, seed, trace)
 
     def _game(self, seats=None, seed: int = 0, trace=False):
@@ -149,6 +147,12 @@ class Position:
             pot += int(st.s[q, S.PAID])
         st.g[G.POT] = pot
         st.g[G.TAKEN] = -1 if self.taken is None else self.taken
+        # mid-turn ([A28]): 'placed' is what the seat to move put down before this turn; a
+        # meld of its own this turn ('melded') counts as put down this round
+        st.g[G.TURN_AT] = PHASE_AT[self.phase]
+        mover = self.to_move
+        st.g[G.PLACED_BEFORE] = int(mover in self.placed)
+        st.s[mover, S.PLACED] = int(mover in self.placed or mover in self.melded)
         g.first_dealer = self.dealer
         return g
 
@@ -312,7 +316,11 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
         raise PositionError(f"'table' holds {len(table)} melds; at most {MAX_MELDS} fit.")
     owners = {m.owner for m in table}
     melded = _seat_set(d.get("melded", sorted(owners)), "melded", n)
-    placed = _seat_set(d.get("placed", sorted(melded)), "placed", n) | melded
+    # 'placed': before this turn for the seat to move at phase play or discard (its melds of
+    # this turn are in 'melded' only), this round for every other seat ([A28])
+    this_turn = {to_move} if phase != "draw" and "placed" not in d else set()
+    placed = _seat_set(d.get("placed", sorted(melded - this_turn)), "placed", n)
+    placed |= melded - ({to_move} if phase != "draw" else set())
     if not owners <= melded and not partial:
         raise PositionError(
             f"'melded' must include every owner of a table meld (seat {min(owners - melded)})."
@@ -354,7 +362,7 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
         rest = [rest[k] for k in np.random.default_rng(shuffle).permutation(len(rest))]
     for q, h in enumerate(hands):
         if not partial:
-            _check_hand(q, h, status[q], q == to_move, phase, q in placed, rules)
+            _check_hand(q, h, status[q], q == to_move, phase, q in placed | melded, rules)
     return Position(
         rules=rules,
         seats=[str(s) for s in seats],

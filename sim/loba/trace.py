@@ -220,8 +220,10 @@ def to_text(events: list[dict], only_round: int | None = None) -> str:
             lines.append("")
             lines.append(
                 f"== Round {r}, from a set-up position: seat {e['dealer']} dealt, seat"
-                f" {e['to_move']} to move =="
+                f" {e['to_move']} to move{_AT.get(e.get('phase', 'draw'), '')} =="
             )
+            if e.get("taken"):
+                lines.append(f"  seat {e['to_move']} took {e['taken']} and must put it down")
             for q, h in enumerate(e["hands"]):
                 if h:
                     lines.append(f"  {name[q]} holds {' '.join(h)}")
@@ -294,10 +296,16 @@ def to_text(events: list[dict], only_round: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+_AT = {"play": " (has drawn, about to play)", "discard": " (about to discard)"}
+
+
 def position_event(pos) -> dict:
     """The ``position`` event that starts a trace replayed from a set-up position: everything
     on the table, as a deal event would give it (hands, stock top first, pile bottom to top),
-    plus the melds already down, scores, rebuys, statuses and the seat to move."""
+    plus the melds already down, scores, rebuys, statuses, the seat to move and where its
+    turn stands (``phase``: draw, play or discard; ``taken``: a discard it took and still
+    owes to the table, [A12]). For the seat to move at phase play or discard, ``placed``
+    holds only what it put down before this turn ([A28])."""
     table = []
     for m in pos.table:
         kind = "pierna" if JOKER not in m.cards and len({c % 13 for c in m.cards}) == 1 else None
@@ -320,6 +328,8 @@ def position_event(pos) -> dict:
         "scores": list(pos.scores),
         "rebuys": list(pos.rebuys),
         "status": list(pos.status),
+        "phase": pos.phase,
+        "taken": None if pos.taken is None else card_str(pos.taken),
     }
 
 

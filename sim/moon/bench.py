@@ -3,6 +3,11 @@
 Plays ``games`` games of ``moon:gamerules`` with three ``count`` seats (and the other built-in
 policies) on 1 and ``threads`` Python threads (the kernel releases the GIL), after a warm-up
 call that compiles or loads the kernel, and prints complete games per second.
+
+Beside it, as for Loba, a floor kernel: per hand it only shuffles the 22 tiles, deals seven
+to each seat and the widow, and plays seven tricks of a random held tile per seat (no bidding,
+no rules, no policy), with the same per-game random streams and as many hands per game as the
+measured run; the ratio of the two per-hand costs says what the rules and policies cost.
 """
 
 from __future__ import annotations
@@ -13,13 +18,72 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..jit import jit
+from ..rng import below, seed_stream, shuffle
 from .batch import resolve_rules, seat_tables
 from .kernel import run_games
-from .layout import MAX_SEATS
-from .schema import GAMES, HANDS, SEATS
+from .layout import HAND_SIZE, MAX_SEATS, N_TILES, N_TRICKS
+from .schema import GAMES, GR, HANDS, SEATS
+
+
+@jit
+def _floor_games(seed, lo, count, hands_per_game, out):
+    """Shuffle, deal and play random tiles for ``hands_per_game`` hands of each game; writes a
+    checksum per game into ``out`` (so that nothing is optimised away)."""
+    rng = np.zeros(2, dtype=np.uint64)
+    tiles = np.zeros(N_TILES, dtype=np.int8)
+    held = np.zeros((MAX_SEATS, N_TILES), dtype=np.int8)
+    for i in range(count):
+        seed_stream(rng, seed, lo + i)
+        acc = 0
+        for _ in range(hands_per_game):
+            for t in range(N_TILES):
+                tiles[t] = t
+            shuffle(rng, tiles, N_TILES)
+            held[:, :] = 0
+            for q in range(MAX_SEATS):
+                for k in range(HAND_SIZE):
+                    held[q, tiles[q * HAND_SIZE + k]] = 1
+            for _ in range(N_TRICKS):
+                for q in range(MAX_SEATS):
+                    j = below(rng, N_TILES)
+                    while held[q, j] == 0:
+                        j = (j + 1) % N_TILES
+                    held[q, j] = 0
+                    acc += j
+        out[i] = acc
+
+
+def floor_per_second(games: int, hands_per_game: int, threads: int = 1, seed: int = 1) -> float:
+    """Floor games per second on ``threads`` threads (the floor kernel releases the GIL)."""
+    out = np.zeros(games, dtype=np.int64)
+    _floor_games(np.uint64(seed), 0, 2, 1, out[:2])  # compile / load
+
+    def part(a: int, b: int) -> None:
+        _floor_games(np.uint64(seed), a, b - a, hands_per_game, out[a:b])
+
+    return games / _timed(part, games, threads)
+
+
+def _timed(part, games: int, threads: int) -> float:
+    """Seconds to run ``part(a, b)`` over ``games`` split evenly into ``threads`` threads."""
+    t = time.perf_counter()
+    if threads == 1:
+        part(0, games)
+    else:
+        with ThreadPoolExecutor(threads) as ex:
+            bounds = [(games * k // threads, games * (k + 1) // threads) for k in range(threads)]
+            list(ex.map(lambda ab: part(*ab), bounds))
+    return time.perf_counter() - t
 
 
 def games_per_second(rules, policies, games: int, threads: int = 1, seed: int = 1) -> float:
+    """Complete games per second (see :func:`measure`)."""
+    return measure(rules, policies, games, threads, seed)[0]
+
+
+def measure(rules, policies, games: int, threads: int = 1, seed: int = 1) -> tuple[float, float]:
+    """(complete games per second, hands per game) of ``policies`` under ``rules``."""
     rs = resolve_rules(rules)
     R = rs.to_array()
     fns, params = seat_tables(policies)
@@ -28,17 +92,11 @@ def games_per_second(rules, policies, games: int, threads: int = 1, seed: int = 
     h = HANDS.empty_array(1, MAX_SEATS, 0)
     run_games(R, np.uint64(seed), 0, 8, fns, params, g[:8], s[:8], h)  # compile / load
 
-    def part(k: int) -> None:
-        a, b = games * k // threads, games * (k + 1) // threads
+    def part(a: int, b: int) -> None:
         run_games(R, np.uint64(seed), a, b - a, fns, params, g[a:b], s[a:b], h)
 
-    t = time.perf_counter()
-    if threads == 1:
-        part(0)
-    else:
-        with ThreadPoolExecutor(threads) as ex:
-            list(ex.map(part, range(threads)))
-    return games / (time.perf_counter() - t)
+    dt = _timed(part, games, threads)
+    return games / dt, float(g[:, GR.HANDS].mean())
 
 
 def run_bench(rules, seats, games: int, seed: int = 12345, threads: int = 2):
@@ -52,7 +110,18 @@ def run_bench(rules, seats, games: int, seed: int = 12345, threads: int = 2):
     yield f"rules {rs.id}, seats {','.join(seat_label(s) for s in ss)}, {games} games"
     yield f"first call (compile or cache load): {time.perf_counter() - t0:.2f} s"
     for th in sorted({1, threads}):
-        yield f"{th} thread(s): {games_per_second(rs, ss, games, th, seed):,.0f} games/s"
+        gps, hpg = measure(rs, ss, games, th, seed)
+        fps = floor_per_second(games, max(1, round(hpg)), th, seed)
+        ns = 1e9 * th / (gps * hpg)
+        floor_ns = 1e9 * th / (fps * max(1, round(hpg)))
+        yield (
+            f"{th} thread(s): {gps:,.0f} games/s, {gps * hpg:,.0f} hands/s, {hpg:.2f} hands/game,"
+            f" {ns:.0f} ns/hand/core"
+        )
+        yield (
+            f"  floor kernel: {fps:,.0f} games/s, {floor_ns:.0f} ns/hand/core; "
+            f"kernel/floor = {ns / floor_ns:.1f}x per hand"
+        )
 
 
 def main(argv: list[str]) -> None:
