@@ -104,10 +104,12 @@ EXAMPLES = {
     "compare": _examples(
         "loba compare runs/e101 runs/e151            # same --seed: paired, game by game",
         "loba compare runs/a runs/b --label mine --label theirs --format json",
+        "loba compare runs/moon runs/moon-nodoubles        # Moon runs: Moon's figures",
     ),
     "sweep": _examples(
         "loba sweep --vary elimination_score=101,151,201 --games 5000 --out sweeps/e",
         "loba sweep --vary elimination_score=101,151 --vary max_rebuys=0,1,2 --out sweeps/h",
+        "loba sweep --game moon --vary allow_doubles_trump=true,false --games 20000 --out sweeps/m",
     ),
     "report": _examples(
         "loba report runs/e101 -o report.html",
@@ -906,6 +908,7 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
 
 
 @cli.command("sweep", epilog=EXAMPLES["sweep"])
+@game_option
 @rules_option
 @set_option
 @click.option(
@@ -928,15 +931,21 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
 )
 @click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
 @click.option("--threads", default=None, type=int, help="Worker threads (default: all cores).")
-@click.option("--rounds", "record_rounds", is_flag=True, help="Also record rounds.parquet.")
+@click.option(
+    "--rounds",
+    "record_rounds",
+    is_flag=True,
+    help="Also record the detail table (Loba: rounds.parquet, Moon: hands.parquet).",
+)
 @click.option(
     "--no-rebuy-value",
     "no_rebuy",
     is_flag=True,
-    help="Skip the paired always/never rebuy runs (halves the work).",
+    help="Skip the paired always/never rebuy runs (halves the work; Moon has no rebuys).",
 )
 @format_option
 def sweep_cmd(
+    game,
     preset,
     sets,
     vary,
@@ -951,6 +960,7 @@ def sweep_cmd(
     fmt,
 ):
     """Play the grid of knob values (same seeds in every cell) and summarise each cell."""
+    from analysis.bygame import analysis_of
     from analysis.sweep import run_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
@@ -971,23 +981,11 @@ def sweep_cmd(
         threads,
         record_rounds,
         progress,
+        game,
     )
-    keep = res.knobs + [
-        c
-        for c in res.summary.columns
-        if c
-        in (
-            "mean_rounds",
-            "elim_risk",
-            "rebuys_per_game",
-            "rebuy_value",
-            "rebuy_value_low",
-            "rebuy_value_high",
-            "dealer_left_share",
-            "seat_p",
-        )
-    ]
-    units = {"elim_risk": "share", "dealer_left_share": "share"}
+    metrics = analysis_of(res.game)
+    keep = res.knobs + [c for c in res.summary.columns if c in metrics.sweep_shown]
+    units = metrics.sweep_units
     click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt, units))
     if fmt == "table" and "rebuy_value" in res.summary.columns:
         if res.summary["rebuy_value"].is_null().any():

@@ -10,7 +10,8 @@ Pure functions over polars frames of run directories::
 
 Three-Player Moon runs (``analysis.moon``): ``moon_metrics(runs.games, runs.seats, runs.rounds)``
 (``rounds`` is Moon's hands table), ``bid_success``, ``moon_rates``, ``widow_value``,
-``first_bidder_advantage``, ``hands_per_game``, ``all_pass_rate``.
+``first_bidder_advantage``, ``hands_per_game``, ``all_pass_rate``. ``compare``, ``run_sweep``
+and the report take each game's metrics from ``analysis.bygame`` (one entry per game).
 
 Plots (``analysis.plots``) and the report (``analysis.report``) import matplotlib; they are
 loaded on first use.
@@ -18,9 +19,10 @@ loaded on first use.
 
 from __future__ import annotations
 
+from .bygame import GAMES
 from .compare import compare
 from .errors import AnalysisError
-from .io import IncompleteRunWarning, Run, RunSet, load_run, load_runs, require_loba
+from .io import IncompleteRunWarning, Run, RunSet, load_run, load_runs
 from .metrics import (
     bust_hazard,
     elimination_hazard,
@@ -97,22 +99,19 @@ def summarize(paths, labels=None):
     tidy DataFrame with columns variant, metric, value, ci_low, ci_high, n, unit, kind
     (``mean``, ``share`` or ``test``: a p-value without interval)."""
     rs = load_runs(paths, labels)
-    spec = rs.runs[0].spec
-    if spec.name == "loba":
-        km = key_metrics(rs.games, rs.seats)
-    elif spec.name == "moon":
-        every = all(r.rounds is not None for r in rs.runs)
-        km = moon_metrics(rs.games, rs.seats, rs.rounds if every else None)
+    metrics = GAMES.get(rs.game)
+    if metrics is not None:
+        km = metrics.key_metrics(rs.games, rs.seats, rs.detail)
     else:  # a game whose own metrics the analysis does not know yet: what every game has
-        km = game_metrics(rs.games, rs.seats, spec)
+        km = game_metrics(rs.games, rs.seats, rs.runs[0].spec)
     return km.select("variant", "metric", "value", "ci_low", "ci_high", "n", "unit", "kind")
 
 
 def compare_runs(paths, labels=None, baseline=None):
-    """:func:`compare` of run directories; needs at least two variants (rules ids, seatings
-    or labels)."""
+    """:func:`compare` of run directories (Loba's or Moon's metrics, by the runs' game; Moon's
+    bid and widow figures when every run has its hands table); needs at least two variants
+    (rules ids, seatings or labels)."""
     rs = load_runs(paths, labels)
-    require_loba(rs.runs[0].spec.name, "'loba compare'")
     if len(rs.variants) < 2:
         raise AnalysisError(
             "compare needs runs of at least two different rule sets or seatings; these all are "
@@ -122,4 +121,4 @@ def compare_runs(paths, labels=None, baseline=None):
         raise AnalysisError(
             f"Baseline '{baseline}' is not one of the variants: {', '.join(rs.variants)}."
         )
-    return compare(rs.games, rs.seats, baseline)
+    return compare(rs.games, rs.seats, baseline, game=rs.game, detail=rs.detail)

@@ -1,5 +1,6 @@
-"""Rule sets (or seatings) side by side: every key metric of each variant, its difference from
-the baseline variant (the first one) and the interval of that difference.
+"""Rule sets (or seatings) side by side: every key metric of each variant (the game's own,
+:mod:`analysis.bygame`), its difference from the baseline variant (the first one) and the
+interval of that difference.
 
 **Same seeds are compared game by game.** When a variant holds exactly the games of the
 baseline (the same seeds and game indices, as ``loba simulate --seed S`` gives for any rules,
@@ -22,7 +23,8 @@ import math
 
 import polars as pl
 
-from .metrics import PAIRED_KEY, key_metrics, per_game
+from .bygame import analysis_of
+from .metrics import PAIRED_KEY
 from .stats import (
     LEVEL,
     adjust_pvalues,
@@ -86,7 +88,13 @@ def pairing(pg: pl.DataFrame, variant: str, baseline: str) -> pl.DataFrame | Non
 
 
 def compare(
-    games, seats, baseline: str | None = None, level: float = LEVEL, paired: bool | None = None
+    games,
+    seats,
+    baseline: str | None = None,
+    level: float = LEVEL,
+    paired: bool | None = None,
+    game: str = "loba",
+    detail=None,
 ) -> pl.DataFrame:
     """Long table: ``metric, unit, variant, value, ci_low, ci_high, n, baseline, paired,
     method, diff, diff_low, diff_high, unpaired_low, unpaired_high, p_value, p_adjusted,
@@ -94,14 +102,19 @@ def compare(
     ``diff_low``/``diff_high``; empty for the baseline itself and for test p-values, which are
     not differenced).
 
-    ``paired``: None (default) pairs a variant with the baseline whenever they hold the same
-    seeds and games; False never pairs (the unpaired intervals only)."""
-    km = key_metrics(games, seats, level)
+    ``game``: whose metrics (:mod:`analysis.bygame`: Loba's key metrics, Moon's
+    :func:`~analysis.moon.moon_metrics`); ``detail``: its rounds or hands table, or None (Moon:
+    with it, also each bid's success and the widow). ``paired``: None (default) pairs a variant
+    with the baseline whenever they hold the same seeds and games; False never pairs (the
+    unpaired intervals only)."""
+    metrics = analysis_of(game)
+    km = metrics.key_metrics(games, seats, detail, level)
     variants = km["variant"].unique(maintain_order=True).to_list()
     base = baseline if baseline is not None else (variants[0] if variants else None)
     if base is not None and base not in variants:
         raise ValueError(f"Baseline '{base}' is not one of the variants: {', '.join(variants)}.")
-    pg = per_game(games, seats) if paired is not False and len(variants) > 1 else None
+    pairs = paired is not False and len(variants) > 1
+    pg = metrics.per_game(games, seats, detail) if pairs else None
     joined = {v: (pairing(pg, v, base) if pg is not None and v != base else None) for v in variants}
     ref = {r["metric"]: r for r in km.filter(pl.col("variant") == base).iter_rows(named=True)}
     rows = []

@@ -3,8 +3,9 @@
 A report that states many findings, each at 5%, will state some false ones by chance: twenty
 true null effects give about one p < 0.05. :func:`family_of_tests` gathers every test whose result
 the report words as a finding — the chi-square test of equal seats of each variant, the
-binomial test of each policy's share of wins against its fair share, and each difference from
-the baseline that the comparison sentences state — and adjusts their p-values together with
+binomial test of each policy's share of wins against its fair share (Loba), the tests of a
+metrics table (Moon: equal positions from the first bidder, equal seats), and each difference
+from the baseline that the comparison sentences state — and adjusts their p-values together with
 the Benjamini–Hochberg procedure (:func:`analysis.stats.adjust_pvalues`, scipy's
 ``false_discovery_control``), which keeps the expected share of false findings among those
 reported at 5%. A finding is worded as detectable only when its adjusted p-value is below
@@ -49,14 +50,28 @@ def family_of_tests(
     skill: pl.DataFrame | None,
     cmp: pl.DataFrame | None,
     metrics: list[str] | None = None,
+    metric_tests: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """One row per test the report states (``test`` = ``seats`` / ``skill`` / ``difference``),
-    with its p-value, its Benjamini–Hochberg adjusted p-value over the whole family and how
-    it reads (``finding``). ``metrics``: the metrics whose differences are stated (default:
-    those of :func:`analysis.words.compare_sentences`)."""
+    """One row per test the report states (``test`` = ``seats`` / ``skill`` / ``metric`` /
+    ``difference``), with its p-value, its Benjamini–Hochberg adjusted p-value over the whole
+    family and how it reads (``finding``). ``metrics``: the metrics whose differences are
+    stated (default: those of :func:`analysis.words.compare_sentences`); ``metric_tests``: a
+    long metrics table (:func:`analysis.moon.moon_metrics`) whose ``kind == "test"`` rows are
+    tests too (``subject``: the metric)."""
     from .words import COMPARE_METRICS
 
     rows = []
+    if metric_tests is not None:
+        for r in metric_tests.filter(pl.col("kind") == "test").iter_rows(named=True):
+            rows.append(
+                {
+                    "test": "metric",
+                    "variant": r["variant"],
+                    "subject": r["metric"],
+                    "what": r["metric"],
+                    "p_value": r["value"],
+                }
+            )
     if seat_adv is not None and seat_adv.height:
         firsts = seat_adv.filter(pl.col("position") == 0)
         for r in firsts.iter_rows(named=True):

@@ -362,21 +362,20 @@ class RunSet:
     def has_rounds(self) -> bool:
         return self.rounds is not None
 
+    @property
+    def game(self) -> str:
+        """The runs' game (:func:`load_runs` refuses runs of different games)."""
+        return self.runs[0].spec.name
+
+    @property
+    def detail(self) -> pl.LazyFrame | None:
+        """The detail table (Loba's rounds, Moon's hands) when every run recorded it, else
+        None: figures from it would otherwise cover only some runs' games."""
+        return self.rounds if all(r.rounds is not None for r in self.runs) else None
+
 
 def _tag(lf: pl.LazyFrame, i: int, variant: str) -> pl.LazyFrame:
     return lf.with_columns(pl.lit(i, dtype=pl.Int32).alias("run"), pl.lit(variant).alias("variant"))
-
-
-def require_loba(game: str, what: str) -> None:
-    """Refuse, in one sentence, an analysis that knows Loba's metrics only (``what``) for runs
-    of another game."""
-    if game != "loba":
-        from sim.games import get_game
-
-        raise AnalysisError(
-            f"{what} knows Loba's metrics only so far; these are {get_game(game).title} runs"
-            " ('loba summarize' reads them)."
-        )
 
 
 def load_runs(

@@ -621,11 +621,8 @@ def per_game(games, seats) -> pl.DataFrame:
     void rounds (y) over rounds (x), eliminations over player-rounds at risk, wins of the
     dealer's left over finished games, and ``games won by POLICY`` for every policy seated.
     """
-    g = _prep(games)
+    g = with_seed(_prep(games))
     s = _prep(seats)
-    names = g.collect_schema().names()
-    if "seed" not in names:
-        g = g.with_columns(pl.lit(0, dtype=pl.Int64).alias("seed"))
     f64 = pl.Float64
     win = s.join(g.select(*KEY, "winner", "rounds"), on=KEY, how="inner").with_columns(
         pl.coalesce("eliminated_round", "rounds").alias("last")
@@ -676,9 +673,22 @@ def per_game(games, seats) -> pl.DataFrame:
             (pl.col("_wpol") == pol).fill_null(False).cast(f64),
             fin,
         )
+    return per_game_frame(df, cols)
+
+
+def with_seed(g: pl.LazyFrame) -> pl.LazyFrame:
+    """``g`` with a ``seed`` column (0 where the table has none: literal frames in tests)."""
+    if "seed" in g.collect_schema().names():
+        return g
+    return g.with_columns(pl.lit(0, dtype=pl.Int64).alias("seed"))
+
+
+def per_game_frame(df: pl.DataFrame, cols: dict[str, tuple[pl.Expr, pl.Expr]]) -> pl.DataFrame:
+    """One row per game of ``df`` (``variant``, ``run``, ``seed``, ``game``) with the columns
+    ``"<metric>|y"`` and ``"<metric>|x"`` (float) of every ``metric -> (y, x)`` in ``cols``."""
     exprs = []
     for m, (y, x) in cols.items():
-        exprs += [y.alias(f"{m}|y"), x.alias(f"{m}|x")]
+        exprs += [y.cast(pl.Float64).alias(f"{m}|y"), x.cast(pl.Float64).alias(f"{m}|x")]
     return df.select("variant", "run", "seed", "game", *exprs)
 
 

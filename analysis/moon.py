@@ -30,6 +30,8 @@ from .metrics import (
     _variants,
     add_t,
     add_wilson,
+    per_game_frame,
+    with_seed,
 )
 from .stats import LEVEL, chisquare_equal, wilson
 
@@ -42,6 +44,7 @@ __all__ = [
     "hands_per_game",
     "moon_metrics",
     "moon_rates",
+    "per_game",
     "widow_value",
 ]
 
@@ -90,6 +93,11 @@ def _bidder_tricks() -> pl.Expr:
         .otherwise(None)
         .cast(pl.Float64)
     )
+
+
+def _position() -> pl.Expr:
+    """The winner's position from the game's first bidder: 0 the first bidder, 1 its left."""
+    return (pl.col("winner").cast(pl.Int64) - pl.col("first_bidder").cast(pl.Int64)) % 3
 
 
 def _played(hands) -> pl.LazyFrame:
@@ -291,11 +299,7 @@ def first_bidder_advantage(games, level: float = LEVEL) -> pl.DataFrame:
     positions win equally often (the same on every row of a variant)."""
     g = _prep(games).filter(pl.col("winner").is_not_null())
     df = collect(
-        g.with_columns(
-            ((pl.col("winner").cast(pl.Int64) - pl.col("first_bidder").cast(pl.Int64)) % 3).alias(
-                "position"
-            )
-        )
+        g.with_columns(_position().alias("position"))
         .group_by("variant", "position")
         .agg(pl.len().cast(pl.Int64).alias("wins"))
     )
@@ -371,6 +375,85 @@ def all_pass_rate(hands, level: float = LEVEL) -> pl.DataFrame:
         )
     ).with_columns((pl.col("redeals") / pl.col("hands")).alias("share"))
     return _order(add_wilson(df, "redeals", "hands", level), _variants(h))
+
+
+# ------------------------------------------------------------------ per game (pairing)
+def _hand_counts(hands) -> pl.LazyFrame:
+    """Per game (KEY): played hands, contracts and contracts made of each bid, widows kept and
+    the bidder's tricks with and without the widow."""
+    bid, made, kept = pl.col("bid"), pl.col("made"), pl.col("widow_kept")
+    t = _bidder_tricks()
+    per_bid = []
+    for b in BIDS:
+        per_bid += [
+            (bid == b).sum().alias(f"_bid{b}"),
+            (made & (bid == b)).sum().alias(f"_made{b}"),
+        ]
+    return (
+        _played(hands)
+        .group_by(KEY)
+        .agg(
+            pl.len().alias("_played"),
+            *per_bid,
+            kept.sum().alias("_kept"),
+            t.filter(kept).sum().alias("_t_kept"),
+            t.filter(~kept).sum().alias("_t_discarded"),
+        )
+    )
+
+
+def _game_counts(games, seats, hands=None) -> pl.DataFrame:
+    """The games table with each game's contracts (``_made`` of ``_contracts``, from the
+    seats) and, with ``hands``, :func:`_hand_counts` (0 where a game has none)."""
+    contracts = (
+        _prep(seats)
+        .group_by(KEY)
+        .agg(
+            pl.col("contracts_made").sum().alias("_made"),
+            pl.col("bids_won").sum().alias("_contracts"),
+        )
+    )
+    g = with_seed(_prep(games)).join(contracts, on=KEY, how="left")
+    if hands is not None:
+        g = g.join(_hand_counts(hands), on=KEY, how="left")
+    df = collect(g)
+    return df.with_columns(pl.col(c).fill_null(0) for c in df.columns if c.startswith("_"))
+
+
+def per_game(games, seats, hands=None) -> pl.DataFrame:
+    """Each game's share of every figure of :func:`moon_metrics` that is a mean or a ratio over
+    games, so that runs of the same seeds can be compared game by game
+    (:func:`analysis.compare.compare`), in the format of :func:`analysis.metrics.per_game`:
+    one row per game and ``"<metric>|y"`` / ``"<metric>|x"`` with ``value = sum(y) / sum(x)``
+    over a variant's games, e.g. redeals (y) over hands dealt (x), contracts made over
+    contracts, first-bidder wins over finished games. With ``hands`` also each bid's success,
+    the widow kept over played hands and the bidder's tricks over hands with and without it.
+    """
+    df = _game_counts(games, seats, hands)
+    one = pl.lit(1.0)
+    fin = pl.col("winner").is_not_null()
+    tried, mmade = pl.col("moons_tried"), pl.col("moons_made")
+    cols = {
+        M_HANDS: (pl.col("hands"), one),
+        M_REDEALS: (pl.col("redeals"), pl.col("hands")),
+        M_UNFINISHED: (~fin, one),
+        M_MADE: (pl.col("_made"), pl.col("_contracts")),
+        M_MOON_BID: (tried, pl.col("hands") - pl.col("redeals")),
+        M_MOON_MADE: (mmade, tried),
+        M_GAMES_MOON_BID: (tried > 0, one),
+        M_GAMES_MOON_MADE: (mmade > 0, one),
+        M_FIRST_BIDDER: ((_position() == 0).fill_null(False), fin),
+    }
+    for q in range(3):
+        cols[M_SEAT_SHARE.format(seat=q)] = ((pl.col("winner") == q).fill_null(False), fin)
+    if hands is not None:
+        for b in BIDS:
+            cols[M_BID_MADE.format(bid=b)] = (pl.col(f"_made{b}"), pl.col(f"_bid{b}"))
+        played, kept = pl.col("_played"), pl.col("_kept")
+        cols[M_WIDOW_KEPT] = (kept, played)
+        cols[M_WIDOW_TRICKS.format(kept="kept")] = (pl.col("_t_kept"), kept)
+        cols[M_WIDOW_TRICKS.format(kept="discarded")] = (pl.col("_t_discarded"), played - kept)
+    return per_game_frame(df, cols)
 
 
 # ------------------------------------------------------------------ all at once

@@ -109,13 +109,14 @@ def first_elimination_plot(fe: pl.DataFrame) -> Figure:
     return fig
 
 
-def rounds_plot(games) -> Figure:
-    """Distribution of the number of rounds per game, one line per variant."""
+def rounds_plot(games, column: str = "rounds") -> Figure:
+    """Distribution of the number of rounds per game (``column``: the games table's count to
+    draw, e.g. Moon's ``hands``), one line per variant."""
     from .io import collect
     from .metrics import _prep
 
-    df = collect(_prep(games).group_by("variant", "rounds").agg(pl.len().alias("n"))).sort(
-        "variant", "rounds"
+    df = collect(_prep(games).group_by("variant", column).agg(pl.len().alias("n"))).sort(
+        "variant", column
     )
     order = collect(_prep(games).select(pl.col("variant").unique(maintain_order=True)))
     fig, ax = _fig()
@@ -123,9 +124,9 @@ def rounds_plot(games) -> Figure:
         part = df.filter(pl.col("variant") == v)
         share = part["n"].to_numpy() / part["n"].sum()
         ax.plot(
-            part["rounds"].to_numpy(), 100 * share, marker="o", ms=3, color=f"C{i}", label=_short(v)
+            part[column].to_numpy(), 100 * share, marker="o", ms=3, color=f"C{i}", label=_short(v)
         )
-    ax.set_xlabel("rounds in the game")
+    ax.set_xlabel(f"{column} in the game")
     ax.set_ylabel("% of games")
     ax.set_title("How long games last")
     ax.grid(alpha=0.3)
@@ -133,9 +134,15 @@ def rounds_plot(games) -> Figure:
     return fig
 
 
-def seat_advantage_plot(sa: pl.DataFrame) -> Figure:
-    """Win share by position relative to the first dealer (bars: 95% Wilson), the fair share
-    1/n as a dashed line, the chi-square p-value of "all seats equal" in the legend."""
+def seat_advantage_plot(
+    sa: pl.DataFrame,
+    xlabel: str = "seat, in playing order of the first round",
+    title: str = "Seat advantage (dashed: fair share; p: chi-square test of equal seats)",
+) -> Figure:
+    """Win share by position (Loba: from the first dealer, :func:`analysis.metrics.
+    seat_advantage`; Moon: from the first bidder, :func:`analysis.moon.first_bidder_advantage`)
+    with 95% Wilson bars, the fair share (``expected``) as a dashed line, the chi-square
+    p-value of "all positions equal" in the legend."""
     fig, ax = _fig()
     groups = list(sa.group_by("variant", maintain_order=True))
     k = len(groups)
@@ -154,18 +161,45 @@ def seat_advantage_plot(sa: pl.DataFrame) -> Figure:
             color=f"C{i}",
             label=f"{_short(v[0], 36)} (p = {fmt.pvalue(p)})",
         )
-        n = int(part["n_players"][0])
-        ax.axhline(100 / n, color=f"C{i}", linestyle="--", linewidth=1, alpha=0.6)
+        ax.axhline(100 * part["expected"][0], color=f"C{i}", linestyle="--", linewidth=1, alpha=0.6)
     labels = (
         sa.group_by("position", maintain_order=True).agg(pl.col("label").first()).sort("position")
     )
     ax.set_xticks(labels["position"].to_list())
     ax.set_xticklabels([s.replace(" (", "\n(") for s in labels["label"].to_list()], fontsize=8)
-    ax.set_xlabel("seat, in playing order of the first round")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("% of games won")
-    ax.set_title("Seat advantage (dashed: fair share; p: chi-square test of equal seats)")
+    ax.set_title(title)
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
+    return fig
+
+
+def bid_success_plot(bs: pl.DataFrame) -> Figure:
+    """Moon's share of contracts made (:func:`analysis.moon.bid_success`) by bid and by trump
+    kind, one colour per variant, with 95% Wilson bars; levels never bid are left out."""
+    fig = Figure(figsize=(10, 4.2), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax, (by, name) in zip(axes, (("bid", "bid"), ("trump", "trump kind")), strict=True):
+        part = bs.filter(pl.col("by") == by)
+        levels = part["level"].unique(maintain_order=True).to_list()
+        groups = list(part.group_by("variant", maintain_order=True))
+        width = 0.8 / max(len(groups), 1)
+        for i, ((v,), g) in enumerate(groups):
+            g = g.filter(pl.col("hands") > 0)
+            shift = (i - (len(groups) - 1) / 2) * width
+            x = np.array([levels.index(lv) for lv in g["level"]]) + shift
+            y = 100 * g["share"].to_numpy()
+            err = np.vstack([y - 100 * g["ci_low"].to_numpy(), 100 * g["ci_high"].to_numpy() - y])
+            ax.errorbar(x, y, yerr=err, fmt="o", capsize=4, color=f"C{i}", label=_short(v, 36))
+        ax.set_xticks(range(len(levels)))
+        ax.set_xticklabels(["21 (moon)" if lv == "21" else lv for lv in levels])
+        ax.set_xlabel(name)
+        ax.set_ylabel("% of contracts made")
+        ax.set_ylim(0, 102)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8)
+    fig.suptitle("Bid success (bars: 95% interval)")
     return fig
 
 
@@ -234,15 +268,14 @@ def rebuy_heatmap(tab: pl.DataFrame, gap_edges=GAP_EDGES, title: str | None = No
     return fig
 
 
-def sweep_plots(summary: pl.DataFrame, knobs: list[str]) -> Figure:
-    """Game length, elimination risk, rebuy value and the dealer's-left win share across a
-    sweep: line plots with 95% error bars for one knob, annotated heatmaps for two."""
-    panels = [
-        ("mean_rounds", "rounds per game", "rounds", 1.0),
-        ("elim_risk", "elimination risk per player-round", "%", 100.0),
-        ("rebuy_value", "value of always rebuying (seat 0)", "stakes / game", 1.0),
-        ("dealer_left_share", "win share of the dealer's left", "%", 100.0),
-    ]
+def sweep_plots(summary: pl.DataFrame, knobs: list[str], game: str = "loba") -> Figure:
+    """The game's four sweep panels (:mod:`analysis.bygame`; Loba: game length, elimination
+    risk, rebuy value and the dealer's-left win share; Moon: hands per game, contracts made,
+    moon bids and the first bidder's win share) across a sweep: line plots with 95% error
+    bars for one knob, annotated heatmaps for two."""
+    from .bygame import analysis_of
+
+    panels = analysis_of(game).sweep_panels
     fig = Figure(figsize=(11, 7.5), layout="constrained")
     axes = fig.subplots(2, 2).ravel()
     if len(knobs) == 1:
@@ -250,13 +283,14 @@ def sweep_plots(summary: pl.DataFrame, knobs: list[str]) -> Figure:
         xs = summary[k].to_list()
         numeric = all(isinstance(x, int | float) and not isinstance(x, bool) for x in xs)
         pos = xs if numeric else list(range(len(xs)))
-        for ax, (col, title, unit, f) in zip(axes, panels, strict=True):
-            y = np.array(summary[col].to_list(), dtype=float) * f
-            lo = np.array(summary[f"{col}_low"].to_list(), dtype=float) * f
-            hi = np.array(summary[f"{col}_high"].to_list(), dtype=float) * f
+        for ax, p in zip(axes, panels, strict=True):
+            f = p.factor
+            y = np.array(summary[p.column].to_list(), dtype=float) * f
+            lo = np.array(summary[f"{p.column}_low"].to_list(), dtype=float) * f
+            hi = np.array(summary[f"{p.column}_high"].to_list(), dtype=float) * f
             ax.errorbar(pos, y, yerr=[y - lo, hi - y], marker="o", capsize=4)
             ax.fill_between(pos, lo, hi, alpha=BAND_ALPHA, linewidth=0)
-            if col == "dealer_left_share":
+            if p.reference == "fair share":
                 ax.plot(
                     pos,
                     100 / np.array(summary["n_players"].to_list(), dtype=float),
@@ -265,21 +299,21 @@ def sweep_plots(summary: pl.DataFrame, knobs: list[str]) -> Figure:
                     label="fair share",
                 )
                 ax.legend(fontsize=8)
-            if col == "rebuy_value":
+            if p.reference == "0":
                 ax.axhline(0, color="k", linewidth=0.8)
             if not numeric:
                 ax.set_xticks(pos)
                 ax.set_xticklabels([str(x) for x in xs])
             ax.set_xlabel(k)
-            ax.set_ylabel(unit)
-            ax.set_title(title)
+            ax.set_ylabel(p.unit)
+            ax.set_title(p.title)
             ax.grid(alpha=0.3)
     else:
         k1, k2 = knobs[0], knobs[1]
         v1 = summary[k1].unique(maintain_order=True).to_list()
         v2 = summary[k2].unique(maintain_order=True).to_list()
-        for ax, (col, title, unit, f) in zip(axes, panels, strict=True):
-            _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, col, title, unit, f)
+        for ax, p in zip(axes, panels, strict=True):
+            _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, p)
     fig.suptitle(
         "Sweep: 95% intervals in brackets / as bars"
         + (
@@ -291,30 +325,31 @@ def sweep_plots(summary: pl.DataFrame, knobs: list[str]) -> Figure:
     return fig
 
 
-# metric -> (reference per summary row, its name): heatmaps of these are centred on it
-def _reference(col: str, row: dict) -> float | None:
-    if col == "dealer_left_share":
+def _reference(reference: str | None, row: dict) -> float | None:
+    """A panel's reference value in a summary row: the fair share 1 / players, or 0."""
+    if reference == "fair share":
         return 1.0 / row["n_players"] if row.get("n_players") else None
-    if col == "rebuy_value":
+    if reference == "0":
         return 0.0
     return None
 
 
-def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, col, title, unit, f) -> None:
-    """One annotated heatmap of a two-knob sweep. A metric with a reference (the fair share of
-    the dealer's left, 0 for the rebuy value) is drawn as its deviation from that reference on
+def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
+    """One annotated heatmap of a two-knob sweep. A metric with a reference (a fair share such
+    as the dealer's left's, 0 for the rebuy value) is drawn as its deviation from it on
     a diverging scale centred on it, as wide as the largest deviation or twice the largest
     interval half-width, so that cells within noise stay pale; cells whose interval contains
     the reference are hatched and marked "≈"."""
     import matplotlib as mpl
 
+    col, title, unit, f = panel.column, panel.title, panel.unit, panel.factor
     rows = {(r[k1], r[k2]): r for r in summary.iter_rows(named=True)}
     grid = np.full((len(v1), len(v2)), np.nan)
     refs = np.full((len(v1), len(v2)), np.nan)
     for (a, b), r in rows.items():
         i, j = v1.index(a), v2.index(b)
         grid[i, j] = (r[col] if r[col] is not None else math.nan) * f
-        ref = _reference(col, r)
+        ref = _reference(panel.reference, r)
         refs[i, j] = math.nan if ref is None else ref * f
     centred = np.isfinite(refs).any()
     if centred:
@@ -382,8 +417,7 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, col, title, unit, f) -> Non
     ax.set_ylabel(k1)
     ax.set_title(f"{title} ({unit})")
     if centred:
-        what = "fair share" if col == "dealer_left_share" else "0"
-        fig.colorbar(im, ax=ax, label=f"{unit} above (blue) / below (red) {what}")
+        fig.colorbar(im, ax=ax, label=f"{unit} above (blue) / below (red) {panel.reference}")
     else:
         fig.colorbar(im, ax=ax, label=unit)
 

@@ -5,7 +5,9 @@ the defaults, and all of them on demand), findings as sentences with 95% interva
 figures (PNG embedded as ``data:image/png;base64`` URIs; no script, no external link).
 
 The page is the Jinja2 template ``analysis/templates/report.html.j2`` (autoescaped); this module
-computes the tables and sentences it shows. Numbers go through :mod:`analysis.fmt`. The tests
+computes the tables and sentences it shows. The runs' game chooses its sections
+(:data:`SECTIONS`): Loba's seats, policies, eliminations and rebuys, or Moon's bids, trump,
+moon, widow and first bidder. Numbers go through :mod:`analysis.fmt`. The tests
 the report states are corrected together for multiple comparisons (:mod:`analysis.family`).
 """
 
@@ -14,6 +16,8 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import io
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
@@ -22,10 +26,12 @@ from markupsafe import Markup
 
 from . import fmt, plots, words
 from . import metrics as M
+from . import moon as MN
+from .bygame import analysis_of
 from .compare import compare
 from .errors import AnalysisError
-from .family import family_of_tests
-from .io import RunSet, load_runs, require_loba
+from .family import adjusted, family_of_tests
+from .io import RunSet, load_runs
 
 TEMPLATE = "report.html.j2"
 
@@ -45,21 +51,43 @@ figcaption{font-size:.88em;color:#555}
 code{background:#f5f5f5;padding:0 .2em}
 """
 
-METHODS = (
+METHODS_INTERVALS = (
     "Shares: Wilson score intervals. Means: Student t intervals. Differences from the "
     "baseline: when a variant holds the same seeds and games as the baseline, game by game "
     "(paired t interval of the per-game differences; ratios such as shares of rounds through "
     "the delta method), with the unpaired interval beside it; otherwise Welch t (means) and "
     "Newcombe hybrid score (shares). A difference whose interval contains 0 is reported as not "
-    "detectable. Seat equality: Pearson chi-square test on finished games, seats counted in "
-    "the first round's playing order from the dealer's left. Skill: exact binomial test of a "
-    "policy's share of wins against its fair share. Elimination risk per round: players "
-    "eliminated for good in that round over players still in at its start. Intervals are 95% "
-    "and per figure. The tests the findings state (seat equality, skill, differences from the "
-    "baseline) form one family whose p-values are adjusted with the Benjamini–Hochberg "
-    "procedure (scipy.stats.false_discovery_control); a finding is worded as detectable only "
-    "when its adjusted p-value is below 0.05."
+    "detectable."
 )
+
+
+def _methods(middle: str, tests: str) -> str:
+    """The report's Methods paragraph: intervals, the game's own ``middle``, the family of
+    ``tests`` corrected together."""
+    return (
+        f"{METHODS_INTERVALS} {middle} Intervals are 95% and per figure. The tests the findings"
+        f" state ({tests}) form one family whose p-values are adjusted with the "
+        "Benjamini–Hochberg procedure (scipy.stats.false_discovery_control); a finding is "
+        "worded as detectable only when its adjusted p-value is below 0.05."
+    )
+
+
+METHODS = _methods(
+    "Seat equality: Pearson chi-square test on finished games, seats counted in the first "
+    "round's playing order from the dealer's left. Skill: exact binomial test of a policy's "
+    "share of wins against its fair share. Elimination risk per round: players eliminated for "
+    "good in that round over players still in at its start.",
+    "seat equality, skill, differences from the baseline",
+)
+MOON_METHODS = _methods(
+    "Positions from the first bidder and seats: Pearson chi-square tests of equal win shares "
+    "on finished games. Bids, trump, the moon and the widow count played hands (redeals left "
+    "out); the hands of one game are not independent, and their intervals treat them as if "
+    "they were. The bidder's tricks with and without the widow are an association, not the "
+    "widow's worth: the bidder chooses after seeing it.",
+    "equal positions, equal seats, differences from the baseline",
+)
+NO_HANDS = "Needs the hands table in every run: simulate with --rounds."
 
 
 def _env() -> jinja2.Environment:
@@ -110,6 +138,7 @@ def _rules_section(rs: RunSet) -> list[dict]:
         out.append(
             {
                 "variant": v,
+                "default": rs.runs[0].spec.rules.default_preset,
                 "rules_id": m["rules_id"],
                 "rules_version": m.get("rules_version"),
                 "seats": ", ".join(m["seats"]),
@@ -121,6 +150,7 @@ def _rules_section(rs: RunSet) -> list[dict]:
 
 
 def _runs_section(rs: RunSet) -> dict:
+    detail = rs.runs[0].spec.detail
     rows = []
     for r, v in zip(rs.runs, rs.variant_of, strict=True):
         m = r.manifest
@@ -137,7 +167,16 @@ def _runs_section(rs: RunSet) -> dict:
             ]
         )
     return _table(
-        ["run directory", "variant", "seats", "games", "seed", "rounds", "complete", "seconds"],
+        [
+            "run directory",
+            "variant",
+            "seats",
+            "games",
+            "seed",
+            detail.name if detail is not None else "detail",
+            "complete",
+            "seconds",
+        ],
         rows,
         left=3,
     )
@@ -201,66 +240,129 @@ def _compare_table(cmp: pl.DataFrame) -> dict:
     )
 
 
-def _seat_table(sa: pl.DataFrame, tests: pl.DataFrame) -> dict:
-    from .family import adjusted
+def _ci(v, lo, hi, unit=None) -> Markup:
+    """A value with its 95% interval beside it, in ``unit`` (``n/a`` alone without a value)."""
+    if fmt.is_na(v):
+        return Markup(fmt.NA)
+    return _with_ci(fmt.value(v, unit), fmt.interval(lo, hi, unit))
 
-    rows = [
+
+def _frame_table(df: pl.DataFrame, cols: list[tuple[str, Callable[[dict], object]]], left: int):
+    """A table of ``df``'s rows: one column per (header, cell of a row)."""
+    rows = [[cell(r) for _, cell in cols] for r in df.iter_rows(named=True)]
+    return _table([h for h, _ in cols], rows, left)
+
+
+def _text(head: str, col: str | None = None) -> tuple:
+    return head, lambda r: r[col or head]
+
+
+def _count(head: str, col: str) -> tuple:
+    return head, lambda r: fmt.number(r[col])
+
+
+def _share(head: str, col: str) -> tuple:
+    return head, lambda r: fmt.share(r[col])
+
+
+def _est(head: str, col: str, lo: str = "ci_low", hi: str = "ci_high", unit=None) -> tuple:
+    """A column of estimates with their intervals beside them."""
+    return head, lambda r: _ci(r[col], r[lo], r[hi], unit)
+
+
+def _seat_table(sa: pl.DataFrame, adj: dict, position: str) -> dict:
+    """Win share by seat or position (Loba's :func:`~analysis.metrics.seat_advantage`, Moon's
+    :func:`~analysis.moon.first_bidder_advantage`) with its test; ``adj``: variant -> the
+    test's adjusted p-value."""
+    return _frame_table(
+        sa,
         [
-            r["variant"],
-            r["label"],
-            fmt.number(r["wins"]),
-            fmt.share(r["share"]),
-            fmt.interval(r["ci_low"], r["ci_high"], "share"),
-            fmt.share(r["expected"]),
-            fmt.pvalue(r["p_value"]),
-            fmt.pvalue(adjusted(tests, "seats", r["variant"])),
-        ]
-        for r in sa.iter_rows(named=True)
-    ]
-    return _table(
-        [
-            "variant",
-            "seat (first round order)",
-            "wins",
-            "share",
-            "95% interval",
-            "fair",
-            "χ² p",
-            "p (adjusted)",
+            _text("variant"),
+            _text(position, "label"),
+            _count("wins", "wins"),
+            _share("share", "share"),
+            ("95% interval", lambda r: fmt.interval(r["ci_low"], r["ci_high"], "share")),
+            _share("fair", "expected"),
+            ("χ² p", lambda r: fmt.pvalue(r["p_value"])),
+            ("p (adjusted)", lambda r: fmt.pvalue(adj.get(r["variant"]))),
         ],
-        rows,
-        left=2,
+        2,
     )
 
 
 def _policy_table(pt: pl.DataFrame) -> dict:
-    def ci(v, lo, hi, unit=None):
-        return _with_ci(fmt.value(v, unit), fmt.interval(lo, hi, unit))
-
-    rows = [
+    return _frame_table(
+        pt,
         [
-            r["variant"],
-            r["policy"],
-            fmt.number(r["games"]),
-            ci(r["win_rate"], r["win_low"], r["win_high"], "share"),
-            ci(r["rebuys"], r["rebuys_ci_low"], r["rebuys_ci_high"]),
-            ci(r["elim_round"], r["elim_round_ci_low"], r["elim_round_ci_high"]),
-            ci(r["net"], r["net_ci_low"], r["net_ci_high"]),
-        ]
-        for r in pt.iter_rows(named=True)
-    ]
-    return _table(
-        [
-            "variant",
-            "policy",
-            "seat-games",
-            "win rate per seat",
-            "rebuys per game",
-            "round eliminated",
-            "net stakes per game",
+            _text("variant"),
+            _text("policy"),
+            _count("seat-games", "games"),
+            _est("win rate per seat", "win_rate", "win_low", "win_high", "share"),
+            _est("rebuys per game", "rebuys", "rebuys_ci_low", "rebuys_ci_high"),
+            _est("round eliminated", "elim_round", "elim_round_ci_low", "elim_round_ci_high"),
+            _est("net stakes per game", "net", "net_ci_low", "net_ci_high"),
         ],
-        rows,
-        left=2,
+        2,
+    )
+
+
+def _hands_table(hp: pl.DataFrame) -> dict:
+    return _frame_table(
+        hp,
+        [
+            _text("variant"),
+            ("hands", lambda r: "all dealt" if r["count"] == "all" else "played (no redeal)"),
+            _count("games", "games"),
+            _est("mean per game", "mean"),
+            _count("median", "median"),
+            _count("most", "max"),
+        ],
+        2,
+    )
+
+
+def _bid_table(bs: pl.DataFrame) -> dict:
+    return _frame_table(
+        bs,
+        [
+            _text("variant"),
+            _text("by"),
+            ("bid or trump", lambda r: words.LEVEL_NAMES.get(r["level"], r["level"])),
+            _count("contracts", "hands"),
+            _share("share of contracts", "share_of_hands"),
+            _est("made", "share", unit="share"),
+        ],
+        3,
+    )
+
+
+def _moon_table(mr: pl.DataFrame) -> dict:
+    return _frame_table(
+        mr,
+        [
+            _text("variant"),
+            _text("measure"),
+            _text("per"),
+            _count("count", "k"),
+            _count("of", "n"),
+            _est("share", "share", unit="share"),
+        ],
+        3,
+    )
+
+
+def _widow_table(wv: pl.DataFrame) -> dict:
+    return _frame_table(
+        wv,
+        [
+            _text("variant"),
+            _text("widow"),
+            _count("played hands", "hands"),
+            _est("share", "share", "share_low", "share_high", "share"),
+            _est("bidder's tricks", "tricks"),
+            _share("contracts made", "made"),
+        ],
+        2,
     )
 
 
@@ -297,104 +399,29 @@ def _pairing_note(cmp: pl.DataFrame | None) -> str:
     return "The variants hold different games, so they are compared as independent runs."
 
 
-def build_report(
-    paths,
-    out,
-    title: str | None = None,
-    labels: list[str] | None = None,
-    rebuy_games: int = 0,
-    rebuy_reps: int = 8,
-    progress=None,
-) -> Path:
-    """Write the HTML report of the run directories ``paths`` to ``out``; returns its path.
+@dataclass
+class Sections:
+    """What a report shows of one game's runs: its name for the title, the family of tests,
+    each variant's findings, the figures, the game's own tables (``title``, ``table`` or, when
+    it cannot be made, ``note``) and the Methods paragraph."""
 
-    ``rebuy_games`` > 0 adds the state-level rebuy experiment (that many games, the first
-    variant's rules and seats, ``rebuy_reps`` pairs of branches per decision)."""
-    outp = Path(out)
-    if outp.exists() and outp.is_dir():
-        raise AnalysisError(f"'{outp}' is a directory; give a file name such as report.html.")
-    rs = paths if isinstance(paths, RunSet) else load_runs(paths, labels)
-    require_loba(rs.runs[0].spec.name, "'loba report'")
+    name: str
+    tests: pl.DataFrame
+    findings: dict[str, list[str]]
+    figures: list[dict]
+    tables: list[dict]
+    methods: str
+
+
+def _section(title: str, table: dict | None, note: str = "") -> dict:
+    return {"title": title, "table": table, "note": note}
+
+
+def _loba_sections(rs: RunSet, km: pl.DataFrame, cmp: pl.DataFrame | None) -> Sections:
     g, s = rs.games, rs.seats
-    variants = rs.variants
-    km = M.key_metrics(g, s)
-    sa = M.seat_advantage(g)
-    sg = M.skill_gap(g, s)
-    pt = M.policy_table(g, s)
-    cmp = compare(g, s) if len(variants) > 1 else None
+    sa, sg = M.seat_advantage(g), M.skill_gap(g, s)
     tests = family_of_tests(sa, sg, cmp)
-    n_tests = tests.height
-    if cmp is not None:  # the stated differences carry the family's adjusted p-values
-        adj = {
-            (r["variant"], r["subject"]): r["p_adjusted"]
-            for r in tests.filter(pl.col("test") == "difference").iter_rows(named=True)
-        }
-        cmp = cmp.with_columns(
-            pl.Series(
-                "p_adjusted",
-                [adj.get((v, m)) for v, m in zip(cmp["variant"], cmp["metric"], strict=True)],
-                dtype=pl.Float64,
-            )
-        )
-    title = title or (
-        "Loba de Menos: " + (variants[0] if len(variants) == 1 else " vs ".join(variants))
-    )
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        ver = version("loba-sim")
-    except PackageNotFoundError:
-        ver = "unknown"
-    ctx: dict = {
-        "title": title,
-        "css": Markup(CSS),
-        "total_games": fmt.number(sum(r.n_games for r in rs.runs)),
-        "n_runs": len(rs.runs),
-        "generated": _dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
-        "version": ver,
-        "n_tests": n_tests,
-        "findings": [
-            {"variant": v, "sentences": words.variant_findings(km, v, sa, sg, tests)}
-            for v in variants
-        ],
-        "differences": words.compare_sentences(cmp, family=n_tests) if cmp is not None else [],
-        "pairing_note": _pairing_note(cmp),
-        "rebuy": None,
-        "methods": METHODS,
-    }
-    if rebuy_games > 0:
-        from .rebuy import rebuy_value_state, tabulate_state_value
-
-        m = rs.manifest(variants[0])
-        dec = rebuy_value_state(
-            m["rules_id"],
-            m["seats"],
-            games=rebuy_games,
-            seed=int(m["seed"]),
-            reps=rebuy_reps,
-            progress=progress,
-        )
-        ctx["rebuy"] = {
-            "rules_id": m["rules_id"],
-            "decisions": fmt.number(dec.height),
-            "games": fmt.number(rebuy_games),
-            "reps": rebuy_reps,
-            "sentences": words.rebuy_state_sentences(tabulate_state_value(dec, by=["players_left"]))
-            if dec.height
-            else [],
-            "empty": "No rebuy decision came up in these games, so there is nothing to value "
-            "(under these rules or seats no player could rebuy).",
-            "figure": _figure(
-                plots.rebuy_heatmap(tabulate_state_value(dec)),
-                "Value of rebuying in stakes (net of its price), with 95% interval and number "
-                "of decisions; hatched cells have too few decisions to trust.",
-            )
-            if dec.height
-            else None,
-        }
-    ctx["runs"] = _runs_section(rs)
-    ctx["rules"] = _rules_section(rs)
-    ctx["figures"] = [
+    figures = [
         _figure(plots.rounds_plot(g), "Distribution of the number of rounds per game."),
         _figure(
             plots.survival_plot(M.survival(g, s)),
@@ -415,15 +442,194 @@ def build_report(
             "chi-square test before correction, see Tests).",
         ),
     ]
-    ctx["key"] = _key_table(km, variants)
-    ctx["comparison"] = (
-        {"baseline": cmp["baseline"][0], "table": _compare_table(cmp)}
-        if cmp is not None and cmp.height
-        else None
+    seats_adj = {v: adjusted(tests, "seats", v) for v in rs.variants}
+    return Sections(
+        name="Loba de Menos",
+        tests=tests,
+        findings={v: words.variant_findings(km, v, sa, sg, tests) for v in rs.variants},
+        figures=figures,
+        tables=[
+            _section("Seat advantage", _seat_table(sa, seats_adj, "seat (first round order)")),
+            _section("By policy", _policy_table(M.policy_table(g, s))),
+        ],
+        methods=METHODS,
     )
-    ctx["seats"] = _seat_table(sa, tests)
-    ctx["policies"] = _policy_table(pt)
-    ctx["tests"] = _tests_table(tests)
+
+
+def _moon_sections(rs: RunSet, km: pl.DataFrame, cmp: pl.DataFrame | None) -> Sections:
+    g, h = rs.games, rs.detail
+    fb = MN.first_bidder_advantage(g)
+    bs = MN.bid_success(h) if h is not None else None
+    tests = family_of_tests(None, None, cmp, metric_tests=km)
+    figures = [
+        _figure(
+            plots.rounds_plot(g, "hands"),
+            "Distribution of the number of hands per game (redeals included).",
+        ),
+        _figure(
+            plots.seat_advantage_plot(
+                fb,
+                "position from the game's first bidder",
+                "First-bidder advantage (dashed: fair share; p: chi-square test of equal"
+                " positions)",
+            ),
+            "Win share by position from the game's first bidder (bars: 95% interval; p: the "
+            "chi-square test before correction, see Tests).",
+        ),
+    ]
+    if bs is not None:
+        figures.insert(
+            1,
+            _figure(
+                plots.bid_success_plot(bs),
+                "Share of contracts made by bid and by trump kind (bars: 95% interval).",
+            ),
+        )
+    pos_adj = {v: adjusted(tests, "metric", v, MN.M_POSITION_P) for v in rs.variants}
+    return Sections(
+        name=rs.runs[0].spec.title,
+        tests=tests,
+        findings={v: words.moon_findings(km, v, bs, fb, tests) for v in rs.variants},
+        figures=figures,
+        tables=[
+            _section("Hands per game", _hands_table(MN.hands_per_game(g))),
+            _section("Bid success", _bid_table(bs) if bs is not None else None, NO_HANDS),
+            _section("The moon", _moon_table(MN.moon_rates(h, g))),
+            _section(
+                "The widow", _widow_table(MN.widow_value(h)) if h is not None else None, NO_HANDS
+            ),
+            _section(
+                "First-bidder advantage", _seat_table(fb, pos_adj, "position from the first bidder")
+            ),
+        ],
+        methods=MOON_METHODS,
+    )
+
+
+# each game's sections of the report (its metrics: analysis.bygame)
+SECTIONS: dict[str, Callable[[RunSet, pl.DataFrame, pl.DataFrame | None], Sections]] = {
+    "loba": _loba_sections,
+    "moon": _moon_sections,
+}
+
+
+def _with_family(cmp: pl.DataFrame | None, tests: pl.DataFrame) -> pl.DataFrame | None:
+    """``cmp`` whose stated differences carry the family's adjusted p-values."""
+    if cmp is None:
+        return None
+    adj = {
+        (r["variant"], r["subject"]): r["p_adjusted"]
+        for r in tests.filter(pl.col("test") == "difference").iter_rows(named=True)
+    }
+    return cmp.with_columns(
+        pl.Series(
+            "p_adjusted",
+            [adj.get((v, m)) for v, m in zip(cmp["variant"], cmp["metric"], strict=True)],
+            dtype=pl.Float64,
+        )
+    )
+
+
+def _rebuy_section(rs: RunSet, rebuy_games: int, rebuy_reps: int, progress) -> dict:
+    """The state-level rebuy experiment on the first variant's rules and seats (Loba)."""
+    from .rebuy import rebuy_value_state, tabulate_state_value
+
+    m = rs.manifest(rs.variants[0])
+    dec = rebuy_value_state(
+        m["rules_id"],
+        m["seats"],
+        games=rebuy_games,
+        seed=int(m["seed"]),
+        reps=rebuy_reps,
+        progress=progress,
+    )
+    return {
+        "rules_id": m["rules_id"],
+        "decisions": fmt.number(dec.height),
+        "games": fmt.number(rebuy_games),
+        "reps": rebuy_reps,
+        "sentences": words.rebuy_state_sentences(tabulate_state_value(dec, by=["players_left"]))
+        if dec.height
+        else [],
+        "empty": "No rebuy decision came up in these games, so there is nothing to value "
+        "(under these rules or seats no player could rebuy).",
+        "figure": _figure(
+            plots.rebuy_heatmap(tabulate_state_value(dec)),
+            "Value of rebuying in stakes (net of its price), with 95% interval and number "
+            "of decisions; hatched cells have too few decisions to trust.",
+        )
+        if dec.height
+        else None,
+    }
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("loba-sim")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def build_report(
+    paths,
+    out,
+    title: str | None = None,
+    labels: list[str] | None = None,
+    rebuy_games: int = 0,
+    rebuy_reps: int = 8,
+    progress=None,
+) -> Path:
+    """Write the HTML report of the run directories ``paths`` to ``out``; returns its path.
+    The runs' game chooses the metrics (:mod:`analysis.bygame`) and the sections
+    (:data:`SECTIONS`): Loba's seats, policies and eliminations, or Moon's bids, trump, moon,
+    widow and first bidder.
+
+    ``rebuy_games`` > 0 adds the state-level rebuy experiment (Loba only: that many games, the
+    first variant's rules and seats, ``rebuy_reps`` pairs of branches per decision)."""
+    outp = Path(out)
+    if outp.exists() and outp.is_dir():
+        raise AnalysisError(f"'{outp}' is a directory; give a file name such as report.html.")
+    rs = paths if isinstance(paths, RunSet) else load_runs(paths, labels)
+    metrics = analysis_of(rs.game)
+    if rebuy_games > 0 and not metrics.rebuys:
+        raise AnalysisError(
+            f"--rebuy-games values Loba's rebuys; {rs.runs[0].spec.title} has none to value."
+        )
+    g, s, d = rs.games, rs.seats, rs.detail
+    variants = rs.variants
+    km = metrics.key_metrics(g, s, d)
+    cmp = compare(g, s, game=rs.game, detail=d) if len(variants) > 1 else None
+    part = SECTIONS[rs.game](rs, km, cmp)
+    cmp = _with_family(cmp, part.tests)
+    n_tests = part.tests.height
+    ctx: dict = {
+        "title": title
+        or f"{part.name}: " + (variants[0] if len(variants) == 1 else " vs ".join(variants)),
+        "css": Markup(CSS),
+        "total_games": fmt.number(sum(r.n_games for r in rs.runs)),
+        "n_runs": len(rs.runs),
+        "generated": _dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "version": _version(),
+        "n_tests": n_tests,
+        "findings": [{"variant": v, "sentences": part.findings[v]} for v in variants],
+        "differences": words.compare_sentences(cmp, family=n_tests) if cmp is not None else [],
+        "pairing_note": _pairing_note(cmp),
+        "rebuy": _rebuy_section(rs, rebuy_games, rebuy_reps, progress) if rebuy_games > 0 else None,
+        "methods": part.methods,
+        "runs": _runs_section(rs),
+        "rules": _rules_section(rs),
+        "figures": part.figures,
+        "key": _key_table(km, variants),
+        "comparison": (
+            {"baseline": cmp["baseline"][0], "table": _compare_table(cmp)}
+            if cmp is not None and cmp.height
+            else None
+        ),
+        "tables": part.tables,
+        "tests": _tests_table(part.tests),
+    }
     doc = _env().get_template(TEMPLATE).render(**ctx)
     outp.parent.mkdir(parents=True, exist_ok=True)
     outp.write_text(doc, encoding="utf-8")

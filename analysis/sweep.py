@@ -3,11 +3,14 @@
 :func:`run_sweep` validates every cell first (a bad knob or value fails before any game is
 played), then for each cell plays ``games`` games with run seed ``seed`` — so game ``i`` starts
 from the same random stream in every cell and differences between cells are not luck of the
-deal — and writes one run directory per cell under ``OUT/cells/``. For the rebuy value it also
-plays the same seeds with seat 0 switched to ``rebuy=always`` and ``rebuy=never`` (under
-``OUT/rebuy/``; a run that equals the cell's own run is not played twice) and takes the paired
-difference (:func:`analysis.rebuy.paired_rebuy_value`). ``OUT/summary.csv`` (and ``.json``)
-hold one row per cell; ``OUT/sweep.png`` draws it (:func:`analysis.plots.sweep_plots`).
+deal — and writes one run directory per cell under ``OUT/cells/``. Each game's summary
+columns and figure panels come from :mod:`analysis.bygame` (Loba: rounds, elimination risk,
+the dealer's left...; Moon: hands per game, contracts made, moon bids, the first bidder's win
+share...). For Loba's rebuy value it also plays the same seeds with seat 0 switched to
+``rebuy=always`` and ``rebuy=never`` (under ``OUT/rebuy/``; a run that equals the cell's own
+run is not played twice) and takes the paired difference
+(:func:`analysis.rebuy.paired_rebuy_value`). ``OUT/summary.csv`` (and ``.json``) hold one row
+per cell; ``OUT/sweep.png`` draws it (:func:`analysis.plots.sweep_plots`).
 
 Because every cell plays the same games, each cell is also compared with the first cell (the
 ``baseline`` column) game by game (:func:`analysis.compare.compare`): for every metric ``M`` of
@@ -28,8 +31,8 @@ from pathlib import Path
 import polars as pl
 
 from . import metrics as M
+from .bygame import analysis_of
 from .errors import AnalysisError
-from .io import require_loba
 from .rebuy import paired_rebuy_value, switch_rebuy
 
 MAX_KNOBS = 2
@@ -57,12 +60,16 @@ def parse_vary(items) -> list[tuple[str, list[str]]]:
     return out
 
 
-def sweep_cells(preset: str | None, sets: dict, vary) -> list[tuple[dict, object]]:
+def sweep_cells(
+    preset: str | None, sets: dict, vary, game: str | None = None
+) -> list[tuple[dict, object]]:
     """Every cell of the grid as (``{knob: value}``, RuleSet), validated (RuleError on a bad
-    knob, value or combination, naming it)."""
+    knob, value or combination, naming it). ``game``: the game of a preset that names none
+    (None: the one the preset names, else Loba)."""
     from sim.rules import make_rules, parse_rules_id
 
-    base = parse_rules_id(preset) if preset else make_rules()  # a preset or a canonical id
+    # a preset or a canonical id
+    base = parse_rules_id(preset, game) if preset else make_rules(game=game)
 
     cells = []
     knobs = [k for k, _ in vary]
@@ -90,26 +97,15 @@ class SweepResult:
     summary: pl.DataFrame
     knobs: list[str]
     out: Path | None
+    game: str = "loba"
 
 
-# summary column -> key metric (analysis.metrics)
-COLUMNS = (
-    ("mean_rounds", M.M_ROUNDS),
-    ("mean_turns", M.M_TURNS),
-    ("elim_risk", M.M_HAZARD),
-    ("rebuys_per_game", M.M_REBUYS),
-    ("dealer_left_share", M.M_DEALER_LEFT),
-    ("bonus_rate", M.M_BONUS),
-    ("unfinished", M.M_UNFINISHED),
-    ("first_elim_round", M.M_FIRST_ELIM),
-)
-
-
-def cell_differences(cells: list[tuple[str, object, object]]) -> list[dict]:
+def cell_differences(cells: list[tuple[str, object, object]], game: str = "loba") -> list[dict]:
     """For cells ``(name, games, seats)`` played on the same seeds: each cell's difference from
-    the first one for every summary column, paired per game, with the unpaired interval
-    beside it (columns ``M_diff``, ``M_diff_low``, ``M_diff_high``, ``M_unpaired_low``,
-    ``M_unpaired_high``, ``M_paired``; empty for the first cell)."""
+    the first one for every summary column (the game's, :mod:`analysis.bygame`), paired per
+    game, with the unpaired interval beside it (columns ``M_diff``, ``M_diff_low``,
+    ``M_diff_high``, ``M_unpaired_low``, ``M_unpaired_high``, ``M_paired``; empty for the first
+    cell)."""
     from .compare import compare
 
     def tag(x, name):
@@ -117,11 +113,11 @@ def cell_differences(cells: list[tuple[str, object, object]]) -> list[dict]:
 
     games = pl.concat([tag(g, n) for n, g, _ in cells], how="diagonal_relaxed")
     seats = pl.concat([tag(s, n) for n, _, s in cells], how="diagonal_relaxed")
-    cmp = compare(games, seats, baseline=cells[0][0])
+    cmp = compare(games, seats, baseline=cells[0][0], game=game)
     out = []
     for name, _, _ in cells:
         row: dict = {"baseline": cells[0][0]}
-        for col, metric in COLUMNS:
+        for col, metric in analysis_of(game).sweep_columns:
             r = cmp.filter((pl.col("variant") == name) & (pl.col("metric") == metric))
             r = r.row(0, named=True) if r.height else {}
             row[f"{col}_diff"] = r.get("diff")
@@ -134,22 +130,34 @@ def cell_differences(cells: list[tuple[str, object, object]]) -> list[dict]:
     return out
 
 
-def cell_summary(games, seats, rebuy: pl.DataFrame | None) -> dict:
-    """One sweep row from a cell's tables (and its paired rebuy table, if any)."""
-    km = M.key_metrics(games, seats)
+def cell_summary(games, seats, rebuy: pl.DataFrame | None, game: str = "loba") -> dict:
+    """One sweep row from a cell's tables (and its paired rebuy table, if any): the game's
+    summary columns (:mod:`analysis.bygame`) with their intervals, the seat test and, for a
+    game with rebuys, the rebuy value."""
+    metrics = analysis_of(game)
+    km = metrics.key_metrics(games, seats)
 
     def get(metric):
         r = km.filter(pl.col("metric") == metric)
         return r.row(0, named=True) if r.height else None
 
     row: dict = {}
-    for col, metric in COLUMNS:
+    for col, metric in metrics.sweep_columns:
         r = get(metric)
         row[col] = r["value"] if r else None
         row[f"{col}_low"] = r["ci_low"] if r else None
         row[f"{col}_high"] = r["ci_high"] if r else None
     p = get(M.M_SEAT_P)
     row["seat_p"] = p["value"] if p else None
+    if metrics.rebuys:
+        row.update(_rebuy_columns(rebuy))
+    return row
+
+
+def _rebuy_columns(rebuy: pl.DataFrame | None) -> dict:
+    """``rebuy_value`` and ``rebuy_win_gain`` with their paired intervals (None without a
+    rebuy table, or when no game differs)."""
+    row: dict = {}
     for col, measure in (("rebuy_value", "net stakes"), ("rebuy_win_gain", "win probability")):
         if rebuy is None:
             row[col] = row[f"{col}_low"] = row[f"{col}_high"] = None
@@ -164,36 +172,7 @@ def cell_summary(games, seats, rebuy: pl.DataFrame | None) -> dict:
     return row
 
 
-def run_sweep(
-    preset: str | None = None,
-    sets: dict | None = None,
-    vary=(),
-    seats: str = "greedy,greedy,greedy,greedy",
-    games: int = 2000,
-    seed: int = 0,
-    out=None,
-    overwrite: bool = False,
-    rebuy_value: bool = True,
-    threads: int | None = None,
-    record_rounds: bool = False,
-    progress: Callable[[int, int, str], None] | None = None,
-) -> SweepResult:
-    """Run the grid (see the module docstring). ``vary``: strings ``KNOB=V1,V2`` or parsed
-    pairs. ``progress(i, n, cell)`` is called before each cell. Returns the summary (one row
-    per cell: the knob values, ``rules_id``, then each metric with ``_low``/``_high``)."""
-    from sim.policies import parse_seats
-    from sim.runner import simulate
-
-    sets = dict(sets or {})
-    axes = parse_vary(vary) if vary and isinstance(next(iter(vary)), str) else list(vary)
-    if not axes:
-        raise AnalysisError("Give at least one --vary KNOB=V1,V2,...")
-    cells = sweep_cells(preset, sets, axes)
-    require_loba(cells[0][1].game, "'loba sweep'")
-    knobs = [k for k, _ in axes]
-    labels = [s.label for s in parse_seats(seats, game=cells[0][1].game)]
-    for _, rules in cells:
-        rules.check_players(len(labels))
+def _check_numbers(games, seed, threads) -> None:
     if isinstance(games, bool) or not isinstance(games, int) or not 2 <= games <= 10**12:
         raise AnalysisError(
             f"A sweep needs a whole number of games from 2 to 10^12 per cell, not {games}."
@@ -204,6 +183,88 @@ def run_sweep(
         isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
     ):
         raise AnalysisError(f"--threads must be a whole number of at least 1, not {threads}.")
+
+
+def _rebuy_seatings(labels: list[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """``always`` / ``never`` -> (seat 0 switched to that rebuy rule, its canonical labels)."""
+    from sim.policies import parse_seats
+
+    out = {}
+    for tag in ("always", "never"):
+        lab = [switch_rebuy(labels[0], tag), *labels[1:]]
+        out[tag] = (lab, [s.label for s in parse_seats(",".join(lab))])
+    return out
+
+
+def _rebuy_table(rules, labels, seatings, res, name, games, seed, threads, outp, overwrite):
+    """The cell's paired always-vs-never rebuy value of seat 0 (a seating equal to the cell's
+    own is not played twice; the others are written under ``OUT/rebuy/``)."""
+    from sim.runner import simulate
+
+    runs = {}
+    for tag, (lab, canon) in seatings.items():
+        if canon == labels:
+            runs[tag] = res
+            continue
+        runs[tag] = simulate(rules, ",".join(lab), games=games, seed=seed, threads=threads)
+        if outp is not None:
+            runs[tag].write(outp / "rebuy" / tag / name, overwrite=overwrite)
+    a, b = runs["always"], runs["never"]
+    return paired_rebuy_value(a.games, a.seats, b.games, b.seats, 0)
+
+
+def _write_outputs(outp: Path, summary: pl.DataFrame, meta: dict, knobs, game: str) -> None:
+    """summary.csv/.json, sweep.json (``meta``) and sweep.png, each whole or not at all
+    (temporary file, renamed)."""
+    from sim.results import atomic_output
+
+    from .plots import sweep_plots
+
+    with atomic_output(outp / "summary.csv") as tmp:
+        summary.write_csv(tmp)
+    with atomic_output(outp / "summary.json") as tmp:
+        tmp.write_text(json.dumps(summary.to_dicts(), indent=1) + "\n")
+    with atomic_output(outp / "sweep.json") as tmp:
+        tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    with atomic_output(outp / "sweep.png") as tmp:
+        sweep_plots(summary, knobs, game).savefig(tmp, dpi=110, format="png")
+
+
+def run_sweep(
+    preset: str | None = None,
+    sets: dict | None = None,
+    vary=(),
+    seats: str | None = None,
+    games: int = 2000,
+    seed: int = 0,
+    out=None,
+    overwrite: bool = False,
+    rebuy_value: bool = True,
+    threads: int | None = None,
+    record_rounds: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+    game: str | None = None,
+) -> SweepResult:
+    """Run the grid (see the module docstring). ``vary``: strings ``KNOB=V1,V2`` or parsed
+    pairs; ``game``: the game of a preset that names none (None: the preset's, else Loba);
+    ``seats``: None for the game's default seating; ``rebuy_value``: also value rebuying
+    (games with rebuys only: Loba). ``progress(i, n, cell)`` is called before each cell.
+    Returns the summary (one row per cell: the knob values, ``rules_id``, then each metric of
+    the game's summary with ``_low``/``_high``)."""
+    from sim.policies import parse_seats
+    from sim.runner import simulate
+
+    sets = dict(sets or {})
+    axes = parse_vary(vary) if vary and isinstance(next(iter(vary)), str) else list(vary)
+    if not axes:
+        raise AnalysisError("Give at least one --vary KNOB=V1,V2,...")
+    cells = sweep_cells(preset, sets, axes, game)
+    game = cells[0][1].game
+    knobs = [k for k, _ in axes]
+    labels = [s.label for s in parse_seats(seats, game=game)]
+    for _, rules in cells:
+        rules.check_players(len(labels))
+    _check_numbers(games, seed, threads)
     outp = Path(out) if out is not None else None
     if outp is not None:  # before any game: a file, a full or read-only disk, a non-empty dir
         from sim.results import RunDirError, check_out_dir
@@ -212,12 +273,7 @@ def run_sweep(
             check_out_dir(outp, overwrite, need_bytes=256 * 1024 + 64 * games * len(labels))
         except RunDirError as e:
             raise AnalysisError(str(e)) from None
-    seats_a = list(labels)
-    seats_b = list(labels)
-    seats_a[0] = switch_rebuy(labels[0], "always")
-    seats_b[0] = switch_rebuy(labels[0], "never")
-    canon_a = [s.label for s in parse_seats(",".join(seats_a))]
-    canon_b = [s.label for s in parse_seats(",".join(seats_b))]
+    seatings = _rebuy_seatings(labels) if rebuy_value and analysis_of(game).rebuys else None
     rows = []
     played = []
     for i, (cell, rules) in enumerate(cells):
@@ -235,57 +291,28 @@ def run_sweep(
         if outp is not None:
             res.write(outp / "cells" / name, overwrite=overwrite)
         table = None
-        if rebuy_value:
-            runs = {}
-            for tag, lab, canon in (("always", seats_a, canon_a), ("never", seats_b, canon_b)):
-                if canon == labels:
-                    runs[tag] = res
-                else:
-                    runs[tag] = simulate(
-                        rules, ",".join(lab), games=games, seed=seed, threads=threads
-                    )
-                    if outp is not None:
-                        runs[tag].write(outp / "rebuy" / tag / name, overwrite=overwrite)
-            table = paired_rebuy_value(
-                runs["always"].games,
-                runs["always"].seats,
-                runs["never"].games,
-                runs["never"].seats,
-                0,
+        if seatings is not None:
+            table = _rebuy_table(
+                rules, labels, seatings, res, name, games, seed, threads, outp, overwrite
             )
         row = {**cell, "rules_id": rules.id, "games": games, "n_players": len(labels)}
-        row.update(cell_summary(res.games, res.seats, table))
+        row.update(cell_summary(res.games, res.seats, table, game))
         rows.append(row)
         played.append((name, res.games, res.seats))
-    for row, diff in zip(rows, cell_differences(played), strict=True):
+    for row, diff in zip(rows, cell_differences(played, game), strict=True):
         row.update(diff)
     summary = pl.DataFrame(rows)
-    if outp is not None:  # each file whole or not at all (temporary file, renamed)
-        from sim.results import atomic_output
-
-        with atomic_output(outp / "summary.csv") as tmp:
-            summary.write_csv(tmp)
-        with atomic_output(outp / "summary.json") as tmp:
-            tmp.write_text(json.dumps(summary.to_dicts(), indent=1) + "\n")
-        with atomic_output(outp / "sweep.json") as tmp:
-            tmp.write_text(
-                json.dumps(
-                    {
-                        "preset": preset,
-                        "sets": sets,
-                        "vary": [[k, v] for k, v in axes],
-                        "seats": labels,
-                        "games": games,
-                        "seed": seed,
-                        "rebuy_value_seat": 0 if rebuy_value else None,
-                        "cells": [_slug(c) for c, _ in cells],
-                    },
-                    indent=2,
-                )
-                + "\n"
-            )
-        from .plots import sweep_plots
-
-        with atomic_output(outp / "sweep.png") as tmp:
-            sweep_plots(summary, knobs).savefig(tmp, dpi=110, format="png")
-    return SweepResult(summary, knobs, outp)
+    if outp is not None:
+        meta = {
+            "game": game,
+            "preset": preset,
+            "sets": sets,
+            "vary": [[k, v] for k, v in axes],
+            "seats": labels,
+            "games": games,
+            "seed": seed,
+            "rebuy_value_seat": 0 if seatings is not None else None,
+            "cells": [_slug(c) for c, _ in cells],
+        }
+        _write_outputs(outp, summary, meta, knobs, game)
+    return SweepResult(summary, knobs, outp, game)

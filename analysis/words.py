@@ -18,18 +18,13 @@ import polars as pl
 
 from . import fmt
 from . import metrics as M
+from . import moon as MN
+from .bygame import GAMES
 from .family import ALPHA
 
-# differences from the baseline that compare_sentences states (and the report's family tests)
-COMPARE_METRICS = [
-    M.M_ROUNDS,
-    M.M_TURNS,
-    M.M_FIRST_ELIM,
-    M.M_REBUYS,
-    M.M_HAZARD,
-    M.M_DEALER_LEFT,
-    M.M_BONUS,
-]
+# differences from the baseline that compare_sentences states (and the report's family tests):
+# every game's own (analysis.bygame), whose metric names differ from game to game
+COMPARE_METRICS = [m for metrics in GAMES.values() for m in metrics.stated]
 
 
 def pct(x: float, digits: int = 1) -> str:
@@ -166,31 +161,36 @@ def seat_sentences(
         f"the {best['label']} seat wins most often, {pct(best['share'])} "
         f"({interval(best['ci_low'], best['ci_high'], fmt=pct)})"
     )
+    return [s, equality_sentence("seat", p, first["games"], unequal, adjusted, family)]
+
+
+def equality_sentence(
+    thing: str, p, games: int, unequal: str, adjusted=None, family: int | None = None
+) -> str:
+    """The chi-square test that every ``thing`` (seat, position) wins equally often, in words:
+    unequal (then ``unequal`` says who wins most) only if that survives the correction when
+    ``adjusted`` (the p-value adjusted over a report's ``family`` of tests) is given."""
+    things = f"{thing}s".capitalize()
+    none = (
+        f"No {thing} has a detectable advantage (chi-square test of equal {thing}s p = "
+        f"{fmt.pvalue(p)}, {games:,} games)."
+    )
     if adjusted is None:
         if p < ALPHA:
-            s2 = f"Seats are not equal (chi-square test p = {fmt.pvalue(p)}): {unequal}."
-        else:
-            s2 = (
-                f"No seat has a detectable advantage (chi-square test of equal seats p = "
-                f"{fmt.pvalue(p)}, {first['games']:,} games)."
-            )
-    elif adjusted < ALPHA:
-        s2 = (
-            f"Seats are not equal (chi-square test p = {fmt.pvalue(p)}; still below 5% as "
+            return f"{things} are not equal (chi-square test p = {fmt.pvalue(p)}): {unequal}."
+        return none
+    if adjusted < ALPHA:
+        return (
+            f"{things} are not equal (chi-square test p = {fmt.pvalue(p)}; still below 5% as "
             f"{_after(adjusted, family)}): {unequal}."
         )
-    elif p < ALPHA:
-        s2 = (
-            f"The chi-square test of equal seats gives p = {fmt.pvalue(p)}, but that does not "
-            f"survive correction ({_after(adjusted, family)}): no detectable seat advantage "
-            f"after correction ({first['games']:,} games)."
+    if p < ALPHA:
+        return (
+            f"The chi-square test of equal {thing}s gives p = {fmt.pvalue(p)}, but that does not"
+            f" survive correction ({_after(adjusted, family)}): no detectable {thing} advantage"
+            f" after correction ({games:,} games)."
         )
-    else:
-        s2 = (
-            f"No seat has a detectable advantage (chi-square test of equal seats p = "
-            f"{fmt.pvalue(p)}, {first['games']:,} games)."
-        )
-    return [s, s2]
+    return none
 
 
 def skill_sentence(
@@ -365,3 +365,153 @@ def rebuy_state_sentences(tab: pl.DataFrame) -> list[str]:
             f"of win chance: {_verdict(r['ci_low'], r['ci_high'])}."
         )
     return out
+
+
+# ------------------------------------------------------------------ Three-Player Moon
+LEVEL_NAMES = {"21": "21 (the moon)"}
+
+
+def moon_findings(
+    km: pl.DataFrame,
+    variant: str,
+    bids: pl.DataFrame | None = None,
+    positions: pl.DataFrame | None = None,
+    tests: pl.DataFrame | None = None,
+) -> list[str]:
+    """Sentences on one variant of Moon runs (:func:`analysis.moon.moon_metrics`): game length
+    and redeals, contracts made (by bid and trump kind from ``bids``,
+    :func:`analysis.moon.bid_success`), the moon, the widow, the first bidder's advantage
+    (``positions``: :func:`analysis.moon.first_bidder_advantage`) and the seats. ``tests``:
+    the report's family of tests; the position and seat findings are worded after it."""
+    from .family import adjusted
+
+    def row(metric):
+        return _row(km, variant, metric)
+
+    out = []
+    h, r = row(MN.M_HANDS), row(MN.M_REDEALS)
+    if h and r:
+        out.append(
+            f"A game lasts {num(h['value'], 1)} hands on average "
+            f"({interval(h['ci_low'], h['ci_high'], digits=1)}); {pct(r['value'])} of the hands "
+            f"dealt are redealt because all three passed "
+            f"({interval(r['ci_low'], r['ci_high'], fmt=pct)})."
+        )
+    m = row(MN.M_MADE)
+    if m:
+        out.append(
+            f"Bidders make {pct(m['value'])} of their contracts "
+            f"({interval(m['ci_low'], m['ci_high'], fmt=pct)}, {m['n']:,} contracts)."
+        )
+    if bids is not None:
+        part = bids.filter(pl.col("variant") == variant)
+        out.append(_made_by(part.filter(pl.col("by") == "bid"), "bid"))
+        out.append(_made_by(part.filter(pl.col("by") == "trump"), "trump"))
+    out += [x for x in (_moon_sentence(row), _widow_sentence(row)) if x]
+    family = tests.height if tests is not None else None
+
+    def adj(metric):
+        return adjusted(tests, "metric", variant, metric) if tests is not None else None
+
+    if positions is not None:
+        out += _position_sentences(
+            positions.filter(pl.col("variant") == variant), adj(MN.M_POSITION_P), family
+        )
+    seat = _seat_share_sentence(km, variant, adj(M.M_SEAT_P), family)
+    if seat:
+        out.append(seat)
+    u = row(M.M_UNFINISHED)
+    if u and u["k"]:
+        out.append(
+            f"{int(u['k']):,} of {u['n']:,} games ({pct(u['value'], 3)}) hit the hand cap "
+            "unfinished ([B11])."
+        )
+    return out
+
+
+def _made_by(part: pl.DataFrame, by: str) -> str:
+    """'Contracts made by bid: 4 — 98.52% of 1,234 (95% CI …); ...; never bid: 7.'"""
+    seen = part.filter(pl.col("hands") > 0).iter_rows(named=True)
+    items = [
+        f"{LEVEL_NAMES.get(r['level'], r['level'])} — {pct(r['share'])} of {r['hands']:,} "
+        f"({interval(r['ci_low'], r['ci_high'], fmt=pct)})"
+        for r in seen
+    ]
+    never = part.filter(pl.col("hands") == 0)["level"].to_list()
+    tail = f"; never {'bid' if by == 'bid' else 'named'}: {', '.join(never)}" if never else ""
+    return f"Contracts made by {by}: {'; '.join(items) or 'none'}{tail}."
+
+
+def _moon_sentence(row) -> str | None:
+    b, made, games = row(MN.M_MOON_BID), row(MN.M_MOON_MADE), row(MN.M_GAMES_MOON_BID)
+    if not (b and games):
+        return None
+    s = (
+        f"The moon (a bid of 21) is bid in {pct(b['value'], 2)} of played hands "
+        f"({interval(b['ci_low'], b['ci_high'], fmt=pct, digits=2)}), in "
+        f"{pct(games['value'])} of games"
+    )
+    if made and made["n"]:
+        s += (
+            f"; {pct(made['value'])} of moon bids are made "
+            f"({interval(made['ci_low'], made['ci_high'], fmt=pct)})"
+        )
+    return s + "."
+
+
+def _widow_sentence(row) -> str | None:
+    kept = row(MN.M_WIDOW_KEPT)
+    if not kept:
+        return None
+    s = (
+        f"The bidder keeps the widow in {pct(kept['value'])} of played hands "
+        f"({interval(kept['ci_low'], kept['ci_high'], fmt=pct)})"
+    )
+    tk, td = (row(MN.M_WIDOW_TRICKS.format(kept=w)) for w in ("kept", "discarded"))
+    if tk and td:
+        s += (
+            f"; keeping it the bidder takes {num(tk['value'])} tricks on average "
+            f"({interval(tk['ci_low'], tk['ci_high'])}), laying it aside {num(td['value'])} "
+            f"({interval(td['ci_low'], td['ci_high'])}) — an association, not the widow's "
+            "worth: the bidder chooses after seeing it"
+        )
+    return s + "."
+
+
+def _position_sentences(fb: pl.DataFrame, adjusted=None, family: int | None = None) -> list[str]:
+    """The first bidder's win share against a fair third, and the test of equal positions."""
+    if fb.height == 0 or not fb["games"][0]:
+        return []
+    first, second, third = fb.sort("position").iter_rows(named=True)
+    s = (
+        f"The first bidder of a game wins {pct(first['share'])} of finished games "
+        f"({interval(first['ci_low'], first['ci_high'], fmt=pct)}; a fair share is "
+        f"{pct(first['expected'])}), the second bidder {pct(second['share'])}, the third "
+        f"{pct(third['share'])}."
+    )
+    best = fb.sort("share", descending=True).row(0, named=True)
+    unequal = (
+        f"the {best['label']} wins most often, {pct(best['share'])} "
+        f"({interval(best['ci_low'], best['ci_high'], fmt=pct)})"
+    )
+    return [
+        s,
+        equality_sentence("position", first["p_value"], first["games"], unequal, adjusted, family),
+    ]
+
+
+def _seat_share_sentence(km, variant, adjusted=None, family: int | None = None) -> str | None:
+    """Each seat's share of wins and the test of equal seats (seats keep their policies)."""
+    shares = [_row(km, variant, MN.M_SEAT_SHARE.format(seat=q)) for q in range(3)]
+    test = _row(km, variant, M.M_SEAT_P)
+    if not all(shares) or test is None:
+        return None
+    best = max(range(3), key=lambda q: shares[q]["value"])
+    b = shares[best]
+    unequal = (
+        f"seat {best} wins most often, {pct(b['value'])} "
+        f"({interval(b['ci_low'], b['ci_high'], fmt=pct)})"
+    )
+    listed = ", ".join(f"seat {q} {pct(x['value'])}" for q, x in enumerate(shares))
+    verdict = equality_sentence("seat", test["value"], test["n"], unequal, adjusted, family)
+    return f"Wins by seat: {listed}. {verdict}"

@@ -236,3 +236,67 @@ def test_empty_tables_give_empty_frames(moon_run):
     for df in (M.bid_success(h), M.widow_value(h), M.all_pass_rate(h), M.moon_rates(h, g)):
         assert df.is_empty()
     assert M.first_bidder_advantage(g).is_empty() and M.hands_per_game(g).is_empty()
+
+
+def _ratio(pg, metric):
+    return pg[f"{metric}|y"].sum() / pg[f"{metric}|x"].sum()
+
+
+def test_per_game_ratios_are_moon_metrics():
+    pg = M.per_game(GAMES, SEATS, HANDS)
+    assert pg.height == 2 and pg.columns[:4] == ["variant", "run", "seed", "game"]
+    # hand-counted: 3 of 4 contracts made; bid 4 twice, made twice; widow kept twice, the
+    # bidder then took 5 and 7 tricks; first bidders 0 and 1, winners 0 and 2
+    assert (pg[f"{M.M_MADE}|y"].sum(), pg[f"{M.M_MADE}|x"].sum()) == (3, 4)
+    assert pg[f"{M.M_BID_MADE.format(bid=4)}|x"].to_list() == [1, 1]
+    assert pg[f"{M.M_WIDOW_TRICKS.format(kept='kept')}|y"].to_list() == [5, 7]
+    assert pg[f"{M.M_FIRST_BIDDER}|y"].to_list() == [1, 0]
+    km = M.moon_metrics(GAMES, SEATS, HANDS).filter(pl.col("kind") != "test")
+    for r in km.iter_rows(named=True):
+        assert _ratio(pg, r["metric"]) == pytest.approx(r["value"]), r["metric"]
+    short = M.per_game(GAMES.lazy(), SEATS.lazy())
+    assert M.M_WIDOW_KEPT + "|y" not in short.columns and M.M_MADE + "|y" in short.columns
+
+
+def test_per_game_matches_moon_metrics_on_a_simulated_run(moon_run):
+    g, s, h = moon_run.games, moon_run.seats, moon_run.hands
+    pg = M.per_game(g, s, h)
+    assert pg.height == g.height and (pg["seed"] == 7).all()
+    km = M.moon_metrics(g, s, h).filter(pl.col("kind") != "test")
+    for r in km.iter_rows(named=True):
+        assert _ratio(pg, r["metric"]) == pytest.approx(r["value"]), r["metric"]
+
+
+@pytest.fixture(scope="module")
+def moon_dirs(moon_run, tmp_path_factory):
+    """The module's run (seed 7), the same seeds with target=31, and other seeds."""
+    base = tmp_path_factory.mktemp("moon_compare")
+    moon_run.write(base / "a")
+    longer = "moon:gamerules(target=31)"
+    sim.simulate(longer, None, games=300, seed=7, record_rounds=True).write(base / "b")
+    sim.simulate(longer, None, games=300, seed=8, record_rounds=True).write(base / "c")
+    return base
+
+
+def test_compare_of_same_seeds_is_paired_and_narrower(moon_dirs):
+    cmp = analysis.compare_runs([moon_dirs / "a", moon_dirs / "b"])
+    diffs = cmp.filter(pl.col("verdict") != "")
+    assert diffs.height and diffs["paired"].all()
+    assert M.M_WIDOW_KEPT in diffs["metric"].to_list()  # the hands table's figures too
+    r = diffs.filter(pl.col("metric") == M.M_HANDS).row(0, named=True)
+    assert r["verdict"] == "higher" and r["diff"] > 2  # a race to 31 takes more hands
+    assert r["diff_low"] <= r["diff"] <= r["diff_high"]
+    assert r["diff_high"] - r["diff_low"] < r["unpaired_high"] - r["unpaired_low"]
+    assert r["method"].startswith("paired")
+
+
+def test_compare_of_different_seeds_is_unpaired(moon_dirs):
+    cmp = analysis.compare_runs([moon_dirs / "a", moon_dirs / "c"])
+    diffs = cmp.filter(pl.col("verdict") != "")
+    assert diffs.height and not diffs["paired"].any()
+    assert set(diffs["method"]) <= {"Welch t (independent runs)", "Newcombe (independent runs)"}
+    r = diffs.filter(pl.col("metric") == M.M_HANDS).row(0, named=True)
+    assert (r["diff_low"], r["diff_high"]) == (r["unpaired_low"], r["unpaired_high"])
+    rs = analysis.load_runs([moon_dirs / "a", moon_dirs / "b"])
+    never = analysis.compare(rs.games, rs.seats, paired=False, game="moon")  # same seeds
+    assert not never.filter(pl.col("verdict") != "")["paired"].any()

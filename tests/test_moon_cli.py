@@ -1,9 +1,12 @@
-"""Three-Player Moon through the command line: check-trick, simulate, rules, replay, audit."""
+"""Three-Player Moon through the command line: check-trick, simulate, rules, replay, audit,
+and the analyses (summarize, compare, sweep, report)."""
 
 from __future__ import annotations
 
 import json
+import re
 
+import polars as pl
 import pytest
 
 import cli
@@ -87,18 +90,103 @@ def test_summarize_reads_a_moon_run_and_refuses_mixing_games(capsys, tmp_path):
     assert code == 2 and "different games" in err
 
 
-@pytest.mark.parametrize("command", ["compare", "report", "sweep"])
-def test_loba_only_analyses_refuse_moon_runs_in_one_sentence(capsys, tmp_path, command):
-    a, b = tmp_path / "a", tmp_path / "b"
-    assert run(capsys, "simulate", "--game", "moon", "--games", "50", "--out", a)[0] == 0
-    rules = "moon:gamerules(target=31)"
-    assert run(capsys, "simulate", "--rules", rules, "--games", "50", "--out", b)[0] == 0
-    args = {
-        "compare": ["compare", a, b],
-        "report": ["report", a, "-o", tmp_path / "r.html"],
-        "sweep": ["sweep", "--rules", "moon:gamerules", "--vary", "target=21,31",
-                  "--games", "20", "--out", tmp_path / "sw"],
-    }[command]  # fmt: skip
+@pytest.fixture(scope="module")
+def moon_runs(tmp_path_factory):
+    """Moon runs of 200 games: a and b on the same seeds (b races to 31), c on other seeds
+    without the hands table."""
+    base = tmp_path_factory.mktemp("moon_runs")
+    for name, args in (
+        ("a", ["--seed", "2", "--rounds"]),
+        ("b", ["--rules", "moon:gamerules(target=31)", "--seed", "2", "--rounds"]),
+        ("c", ["--rules", "moon:gamerules(target=31)", "--seed", "3"]),
+    ):
+        code = cli.main(
+            ["simulate", "--game", "moon", "--games", "200", "--quiet", "--out",
+             str(base / name), *args]
+        )  # fmt: skip
+        assert code == 0
+    return base
+
+
+def test_compare_of_moon_runs_prints_paired_differences(capsys, moon_runs):
+    code, out, err = run(capsys, "compare", moon_runs / "a", moon_runs / "b")
+    assert code == 0, err
+    assert "moon:gamerules(target=31) vs moon:gamerules: hands per game is higher" in out
+    assert "same seeds, paired" in out and "unpaired 95% interval" in out
+    assert re.search(r"hands per game +moon:gamerules\(target=31\) .* hands .* paired", out)
+    assert "widow kept (share of played hands)" in out  # both runs have the hands table
+    code, out, err = run(capsys, "compare", moon_runs / "a", moon_runs / "c", "--format", "json")
+    assert code == 0, err
+    rows = [r for r in json.loads(out) if r["diff"] is not None]
+    assert rows and not any(r["paired"] for r in rows)  # other seeds: independent runs
+    assert "widow kept (share of played hands)" not in {r["metric"] for r in rows}
+
+
+def test_sweep_of_moon_knobs_writes_cells_summary_and_plot(capsys, tmp_path):
+    out = tmp_path / "sw"
+    code, text, err = run(
+        capsys, "sweep", "--game", "moon", "--vary", "allow_doubles_trump=true,false",
+        "--games", "300", "--seed", "5", "--out", out,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "first_bidder_share" in text and "made_share" in text and "rebuy" not in text
+    assert (out / "summary.csv").exists() and (out / "sweep.png").exists()
+    s = pl.read_csv(out / "summary.csv")
+    assert s["rules_id"].to_list() == [
+        "moon:gamerules",
+        "moon:gamerules(allow_doubles_trump=false)",
+    ]
+    assert not any(c.startswith("rebuy") for c in s.columns)
+    assert (s["mean_hands_low"] <= s["mean_hands"]).all()
+    assert (s["mean_hands"] <= s["mean_hands_high"]).all()
+    # cell directories spell the typed value (True), the rules id the knob's (true)
+    a = pl.read_parquet(out / "cells" / "allow_doubles_trump=True" / "games.parquet")
+    b = pl.read_parquet(out / "cells" / "allow_doubles_trump=False" / "games.parquet")
+    assert a["first_bidder"].to_list() == b["first_bidder"].to_list()  # the same deals
+    assert s["mean_hands_paired"][1] and s["made_share_paired"][1]
+    lo, hi = s["mean_hands_diff_low"][1], s["mean_hands_diff_high"][1]
+    assert lo <= s["mean_hands_diff"][1] <= hi
+    assert hi - lo <= s["mean_hands_unpaired_high"][1] - s["mean_hands_unpaired_low"][1]
+    assert json.loads((out / "sweep.json").read_text())["game"] == "moon"
+
+
+MOON_SECTIONS = ("Bid success", "The moon", "The widow", "First-bidder advantage",
+                 "Hands per game")  # fmt: skip
+LOBA_ONLY = ("Seat advantage", "By policy", "rebuy", "eliminat", "dealer", "rounds per game")
+
+
+def test_report_of_moon_runs_has_moon_sections_only(capsys, moon_runs, tmp_path):
+    out_file = tmp_path / "moon.html"
+    code, _, err = run(capsys, "report", moon_runs / "a", moon_runs / "b", "-o", out_file)
+    assert code == 0, err
+    html = out_file.read_text()
+    assert "<title>Three-Player Moon: moon:gamerules vs" in html
+    for title in MOON_SECTIONS:
+        assert f"<h3>{title}</h3>" in html, title
+    for word in LOBA_ONLY:
+        assert word.lower() not in html.lower(), word
+    assert html.count('src="data:image/png;base64,') >= 3 and "<script" not in html
+    assert "Contracts made by bid: 4 — " in html and "same seeds, paired" in html
+    assert "first-bidder positions equal" in html  # in the family of tests
+    code, _, err = run(capsys, "report", moon_runs / "c", "-o", tmp_path / "c.html")
+    assert code == 0, err  # no hands table: its sections say why
+    assert (
+        "Needs the hands table in every run: simulate with --rounds."
+        in (tmp_path / "c.html").read_text()
+    )
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["report", "{a}", "-o", "{tmp}/r.html", "--rebuy-games", "10"], "has none to value"),
+        (["sweep", "--game", "moon", "--vary", "foo=1,2", "--out", "{tmp}/s"],
+         "Unknown rule 'foo': run 'loba rules --game moon'"),
+        (["sweep", "--game", "loba", "--rules", "moon:gamerules", "--vary", "target=21,31",
+          "--out", "{tmp}/s"], "names moon rules, but the game is loba"),
+    ],
+)  # fmt: skip
+def test_moon_analysis_bad_input_is_one_sentence(capsys, moon_runs, tmp_path, args, needle):
+    args = [a.format(a=moon_runs / "a", tmp=tmp_path) for a in args]
     code, _, err = run(capsys, *args)
-    assert code == 2 and "knows Loba's metrics only so far" in err
-    assert len(err.strip().splitlines()) == 1
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,147 @@
+"""What the analysis knows of each game, in one place: its headline metrics, each game's share
+of them for pairing runs of the same seeds, what a sweep summarises and draws, and which
+differences the sentences state. :func:`analysis.compare.compare`, the sweep, the report and
+``summarize`` look a run's game up here (:func:`analysis_of`); nothing else asks which game
+it is for its metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import metrics as M
+from . import moon as MN
+from .errors import AnalysisError
+from .stats import LEVEL
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One panel of a sweep's figure (``sweep.png``): a summary column, its title, the axis
+    unit, the factor from the column to that unit (100: a share drawn in %), and the reference
+    a two-knob heatmap is centred on (``fair share``: 1 / players, ``0``, or None)."""
+
+    column: str
+    title: str
+    unit: str
+    factor: float = 1.0
+    reference: str | None = None
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    """A game's metrics. ``key_metrics(games, seats, detail, level)``: the long table of
+    :func:`analysis.metrics.key_metrics`; ``per_game(games, seats, detail)``: its per-game
+    ``"<metric>|y"``/``"<metric>|x"`` columns (``detail``: the rounds or hands table, or
+    None); ``sweep_columns``: summary column -> key metric; ``sweep_panels``: the four panels
+    of the sweep's figure; ``sweep_shown``: the summary columns ``loba sweep`` prints;
+    ``stated``: the differences from a baseline worded as sentences (and tested together in
+    the report); ``rebuys``: a sweep also values rebuying (paired always/never runs)."""
+
+    key_metrics: Callable
+    per_game: Callable
+    sweep_columns: tuple[tuple[str, str], ...]
+    sweep_panels: tuple[Panel, ...]
+    sweep_shown: tuple[str, ...]
+    stated: tuple[str, ...]
+    rebuys: bool = False
+
+    @property
+    def sweep_units(self) -> dict[str, str]:
+        """The summary columns that are shares (drawn in %), for the printed table."""
+        return {p.column: "share" for p in self.sweep_panels if p.factor == 100}
+
+
+def _loba_key(games, seats, detail=None, level: float = LEVEL):
+    return M.key_metrics(games, seats, level)
+
+
+def _loba_per_game(games, seats, detail=None):
+    return M.per_game(games, seats)
+
+
+GAMES: dict[str, GameAnalysis] = {
+    "loba": GameAnalysis(
+        key_metrics=_loba_key,
+        per_game=_loba_per_game,
+        sweep_columns=(
+            ("mean_rounds", M.M_ROUNDS),
+            ("mean_turns", M.M_TURNS),
+            ("elim_risk", M.M_HAZARD),
+            ("rebuys_per_game", M.M_REBUYS),
+            ("dealer_left_share", M.M_DEALER_LEFT),
+            ("bonus_rate", M.M_BONUS),
+            ("unfinished", M.M_UNFINISHED),
+            ("first_elim_round", M.M_FIRST_ELIM),
+        ),
+        sweep_panels=(
+            Panel("mean_rounds", "rounds per game", "rounds"),
+            Panel("elim_risk", "elimination risk per player-round", "%", 100.0),
+            Panel("rebuy_value", "value of always rebuying (seat 0)", "stakes / game", 1.0, "0"),
+            Panel("dealer_left_share", "win share of the dealer's left", "%", 100.0, "fair share"),
+        ),
+        sweep_shown=(
+            "mean_rounds",
+            "elim_risk",
+            "rebuys_per_game",
+            "rebuy_value",
+            "rebuy_value_low",
+            "rebuy_value_high",
+            "dealer_left_share",
+            "seat_p",
+        ),
+        stated=(
+            M.M_ROUNDS,
+            M.M_TURNS,
+            M.M_FIRST_ELIM,
+            M.M_REBUYS,
+            M.M_HAZARD,
+            M.M_DEALER_LEFT,
+            M.M_BONUS,
+        ),
+        rebuys=True,
+    ),
+    "moon": GameAnalysis(
+        key_metrics=MN.moon_metrics,
+        per_game=MN.per_game,
+        sweep_columns=(
+            ("mean_hands", MN.M_HANDS),
+            ("redeal_share", MN.M_REDEALS),
+            ("made_share", MN.M_MADE),
+            ("moon_bid_share", MN.M_MOON_BID),
+            ("games_moon_bid", MN.M_GAMES_MOON_BID),
+            ("first_bidder_share", MN.M_FIRST_BIDDER),
+            ("unfinished", M.M_UNFINISHED),
+        ),
+        sweep_panels=(
+            Panel("mean_hands", "hands per game (redeals included)", "hands"),
+            Panel("made_share", "contracts made", "%", 100.0),
+            Panel("moon_bid_share", "moon bids per played hand", "%", 100.0),
+            Panel("first_bidder_share", "win share of the first bidder", "%", 100.0, "fair share"),
+        ),
+        sweep_shown=("mean_hands", "made_share", "moon_bid_share", "first_bidder_share", "seat_p"),
+        stated=(
+            MN.M_HANDS,
+            MN.M_REDEALS,
+            MN.M_MADE,
+            MN.M_MOON_BID,
+            MN.M_MOON_MADE,
+            MN.M_WIDOW_KEPT,
+            MN.M_FIRST_BIDDER,
+        ),
+    ),
+}
+
+
+def analysis_of(game: str) -> GameAnalysis:
+    """The metrics of ``game`` (a registered game name); one sentence for a game the analysis
+    does not know yet."""
+    if game not in GAMES:
+        from sim.games import get_game
+
+        raise AnalysisError(
+            f"The analysis knows no metrics of {get_game(game).title} yet ('loba summarize'"
+            " gives the figures every game has)."
+        )
+    return GAMES[game]
