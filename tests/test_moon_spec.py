@@ -41,5 +41,9 @@ def test_spec_summary_and_bench():
     f = SPEC.summary.figures(t, 10)
     assert f["mean_hands"] == 8.0 and f["set_rate"] == 0.125
     assert "hands/game" in SPEC.summary.lines(f)[0]
+    for few in (1, 2):  # fewer games than the warm-up's eight: no write past the tables
+        assert any("games/s" in x for x in SPEC.bench(SPEC.rules.make(), "count,count,count", few))
     lines = list(SPEC.bench(SPEC.rules.make(), "count,count,count", 500))
     assert any("games/s" in x for x in lines)
+    floor = [x for x in lines if "floor kernel" in x]  # beside each thread count, as for Loba
+    assert floor and all("kernel/floor" in x and "ns/hand/core" in x for x in floor)

@@ -57,7 +57,7 @@ def _floor_games(seed, lo, count, hands_per_game, out):
 def floor_per_second(games: int, hands_per_game: int, threads: int = 1, seed: int = 1) -> float:
     """Floor games per second on ``threads`` threads (the floor kernel releases the GIL)."""
     out = np.zeros(games, dtype=np.int64)
-    _floor_games(np.uint64(seed), 0, 2, 1, out[:2])  # compile / load
+    _floor_games(np.uint64(seed), 0, 2, 1, np.zeros(2, dtype=np.int64))  # compile / load
 
     def part(a: int, b: int) -> None:
         _floor_games(np.uint64(seed), a, b - a, hands_per_game, out[a:b])
@@ -87,10 +87,12 @@ def measure(rules, policies, games: int, threads: int = 1, seed: int = 1) -> tup
     rs = resolve_rules(rules)
     R = rs.to_array()
     fns, params = seat_tables(policies)
-    g = GAMES.empty_array(games, MAX_SEATS)
-    s = SEATS.empty_array(games, MAX_SEATS)
+    warm = 8
+    g = GAMES.empty_array(max(games, warm), MAX_SEATS)  # the warm-up's games fit, however few
+    s = SEATS.empty_array(max(games, warm), MAX_SEATS)
     h = HANDS.empty_array(1, MAX_SEATS, 0)
-    run_games(R, np.uint64(seed), 0, 8, fns, params, g[:8], s[:8], h)  # compile / load
+    run_games(R, np.uint64(seed), 0, warm, fns, params, g[:warm], s[:warm], h)  # compile / load
+    g, s = g[:games], s[:games]
 
     def part(a: int, b: int) -> None:
         run_games(R, np.uint64(seed), a, b - a, fns, params, g[a:b], s[a:b], h)
