@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
 
 from sim.games import DEFAULT_GAME, GameError, game_names, get_game
+from sim.house import is_house_file
 from sim.policies import SeatError
 from sim.results import RunDirError
 from sim.rules import RuleError
@@ -21,13 +23,34 @@ from sim.rules import RuleError
 USER_ERRORS = (RuleError, SeatError, GameError, RunDirError, ValueError, FileNotFoundError)
 
 
-def _rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
-    """The rule set of ``--rules`` (a preset or a canonical id) plus ``--set`` overrides."""
+def _house_rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
+    """(rule set, house-rules file or None) of ``--rules`` (a preset, a canonical id or a
+    house-rules .toml file) plus ``--set`` overrides (which win over the file's knobs)."""
+    from sim.house import load_house_rules
     from sim.rules import parse_assignments, parse_rules_id
 
-    rules = parse_rules_id(preset, game) if preset else get_game(game).rules.make()
+    house = load_house_rules(preset, game) if preset and is_house_file(preset) else None
+    if house is not None:
+        rules = house.rules
+    else:
+        rules = parse_rules_id(preset, game) if preset else get_game(game).rules.make()
     overrides = parse_assignments(sets)
-    return rules.replace(**overrides) if overrides else rules
+    return (rules.replace(**overrides) if overrides else rules), house
+
+
+def _rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
+    """The rule set of ``--rules`` (a preset, a canonical id or a house-rules file) plus
+    ``--set`` overrides."""
+    return _house_rules(preset, sets, game)[0]
+
+
+def _run_setup(preset, sets, seats, game=None):
+    """(rules, seats, label) of --rules/--set/--seats: a house-rules file also gives the seats
+    (when --seats is not given; given ones must agree with the file's) and a label."""
+    rules, house = _house_rules(preset, sets, game)
+    if house is None:
+        return rules, seats, None
+    return rules, house.pick_seats(seats), house.label
 
 
 def _presets() -> str:
@@ -46,9 +69,9 @@ rules_option = click.option(
     "preset",
     metavar="RULES",
     default=None,
-    help="A preset or a canonical rules id such as pagat(elimination_score=151) (presets: "
-    + _presets()
-    + ").",
+    help="A preset, a canonical rules id such as pagat(elimination_score=151), or a house-rules"
+    " file such as house.toml (its rules, and its seats unless --seats is given; 'loba rules"
+    " --format toml' writes one) (presets: " + _presets() + ").",
 )
 seats_option = click.option(
     "--seats",
@@ -77,6 +100,8 @@ EXAMPLES = {
         "loba rules                                  # every knob of the default rules",
         "loba rules classic --set elimination_score=151",
         "loba rules 'pagat(max_rebuys=0)'            # a canonical id",
+        "loba rules --set elimination_score=151 --format toml > house.toml",
+        "loba rules --rules house.toml               # what a house-rules file holds",
     ),
     "policies": _examples("loba policies", "loba policies --game loba"),
     "tables": _examples("loba tables --game loba"),
@@ -95,6 +120,7 @@ EXAMPLES = {
     "replay": _examples(
         "loba replay --seats greedy,hold,random --seed 7 --index 1234",
         "loba replay --seed 7 --index 1234 --format jsonl > g.jsonl",
+        "loba replay runs/e151 --index 12            # game 12 of a run directory",
     ),
     "audit": _examples("loba audit g.jsonl"),
     "summarize": _examples(
@@ -136,8 +162,73 @@ Shell completion (bash; zsh and fish alike, see the README):
 """
 
 
+VERBOSE = "loba.verbose"  # key in click's context meta (shared by the group and its commands)
+
+
+def _set_verbose(ctx, param, value):
+    if value:
+        ctx.meta[VERBOSE] = True
+
+
+verbose_option = click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    expose_value=False,
+    callback=_set_verbose,
+    help="Say on stderr what is done: rules id, seats, seed, threads, chunk sizes, kernel"
+    " cache and the seconds each phase takes (the output itself is unchanged).",
+)
+
+
+class _Verbose:
+    """-v/--verbose: what a command does, as lines on stderr; silent without -v."""
+
+    def __init__(self):
+        ctx = click.get_current_context(silent=True)
+        self.on = bool(ctx is not None and ctx.meta.get(VERBOSE))
+        self.t = time.perf_counter()
+
+    def __call__(self, text: str) -> None:
+        if self.on:
+            click.echo(f"[loba] {text}", err=True)
+
+    def lap(self) -> float:
+        """Seconds since the last lap (or since the command started)."""
+        now = time.perf_counter()
+        d, self.t = now - self.t, now
+        return d
+
+    def run(self, rules, seats, seed, preset=None, run_dir=None) -> None:
+        """The lines that say what defines a run (or a replayed game): its rules (from a
+        house-rules file ``preset`` or a run directory, if so), seats, seed and kernel cache."""
+        if not self.on:
+            return
+        source = run_dir or (preset if is_house_file(preset) else None)
+        src = f" (from {source})" if source else ""
+        self(f"game {rules.game}; rules {rules.id}{src}, rules version {rules.version}")
+        labels = [s if isinstance(s, str) else s.label for s in seats]
+        self(f"seats {','.join(labels)}; seed {seed}")
+        self(f"kernel cache: {_cache_text(rules.game)}")
+
+
+def _cache_text(game) -> str:
+    """Where the compiled kernels are kept and whether this game's is there already."""
+    import numba
+
+    from sim import jit
+
+    if jit.DISABLED:
+        return "none (NUMBA_DISABLE_JIT: everything runs as plain Python)"
+    if not jit.CACHE:
+        return "off (LOBA_JIT_CACHE=0): the kernel compiles in every process"
+    state = "compiled" if jit.kernel_cached(get_game(game).play_batch) else "to be compiled"
+    return f"{numba.config.CACHE_DIR} (this game's kernel: {state})"
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=ENVIRONMENT)
 @click.version_option(package_name="loba-sim", prog_name="loba")
+@verbose_option
 def cli():
     """Simulate and analyse the rummy game Loba de Menos and the domino game Three-Player
     Moon. The rules the tool implements: docs/rules.md."""
@@ -164,6 +255,11 @@ def _announce_compile(game: str | None = None, quiet: bool = False) -> None:
     _compile_notice(jit.kernel_cached(get_game(game).play_batch), jit.CACHE, quiet)
 
 
+def _count(n: int, what: str) -> str:
+    """``1 chunk``, ``3 chunks``."""
+    return f"{n:,} {what}{'s' * (n != 1)}"
+
+
 def _stderr_is_terminal() -> bool:
     try:
         return sys.stderr.isatty()
@@ -180,20 +276,56 @@ def _table(rows, head) -> list[str]:
 
 @cli.command("rules", epilog=EXAMPLES["rules"])
 @click.argument("preset", required=False)
+@click.option(
+    "--rules",
+    "rules_opt",
+    metavar="RULES",
+    default=None,
+    help="The same as PRESET: a preset, a canonical rules id or a house-rules .toml file.",
+)
 @set_option
 @game_option
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json"]),
+    type=click.Choice(["table", "json", "toml"]),
     default="table",
     show_default=True,
-    help="A readable table, or JSON: the rules id and one record per knob.",
+    help="A readable table; JSON: the rules id and one record per knob; TOML: a house-rules"
+    " file (every knob, for --rules FILE.toml).",
 )
-def rules_cmd(preset, sets, game, fmt):
+@click.option(
+    "--seats",
+    default=None,
+    help="With --format toml: the seats the file names (default: those of a house-rules"
+    " --rules file, else none).",
+)
+@click.option(
+    "--label",
+    default=None,
+    help="With --format toml: the label the file gives its runs (default: as --rules FILE).",
+)
+def rules_cmd(preset, rules_opt, sets, game, fmt, seats, label):
     """Print every rule knob: value, default, rule id, allowed values and meaning
-    (* marks a value that differs from the default)."""
-    rules = _rules(preset, sets, game)
+    (* marks a value that differs from the default), or write them as a house-rules file."""
+    if preset is not None and rules_opt is not None:
+        raise click.UsageError("Give the rules once: PRESET or --rules.")
+    preset = preset if rules_opt is None else rules_opt
+    if fmt != "toml" and (seats is not None or label is not None):
+        raise click.UsageError("--seats and --label go into a house-rules file: add --format toml.")
+    rules, house = _house_rules(preset, sets, game)
+    if fmt == "toml":
+        from sim.house import house_toml
+        from sim.runner import check_run
+
+        if house is not None:
+            seats = house.pick_seats(seats)
+            label = house.label if label is None else label
+        if label is not None and not label.strip():
+            raise click.UsageError("--label is empty: give the house rules a name.")
+        seat_list = None if seats is None else check_run(rules, seats, 1, 0)[2]
+        click.echo(house_toml(rules, seat_list, label and label.strip()), nl=False)
+        return
     if fmt == "json":
         keys = ("knob", "value", "default", "rule", "allowed", "meaning")
         knobs = [dict(zip(keys, row, strict=True)) for row in rules.describe()]
@@ -402,6 +534,7 @@ def check_meld_cmd(preset, sets, fmt, cards):
 )
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@verbose_option
 @click.pass_context
 def simulate_cmd(
     ctx,
@@ -434,9 +567,11 @@ def simulate_cmd(
     (exit 1), and the finished chunks resume.
     """
     from sim.results import RunDir
-    from sim.runner import ChunkError, resume_run, stream_run
+    from sim.runner import MAX_THREADS, ChunkError, chunk_games, resume_run, stream_run
 
+    log = _Verbose()
     target = resume_dir or out_dir
+    label = None
     if resume_dir is not None:
         from click.core import ParameterSource
 
@@ -456,12 +591,26 @@ def simulate_cmd(
                 raise click.UsageError(
                     f"--resume takes the run's settings from its manifest; leave out {flag}."
                 )
-        manifest = RunDir.read(resume_dir).manifest
+        run = RunDir.read(resume_dir)
+        manifest = run.manifest
         run_game = manifest.get("game")
+        label = manifest.get("label") if isinstance(manifest.get("label"), str) else None
+        if log.on:
+            from sim.runner import resolve_rules
+
+            done, total = run.games_done(), manifest["games"]
+            log(f"resuming '{resume_dir}': {done:,} of {total:,} games done")
+            try:  # a manifest resume refuses is refused below, in its own words
+                rules = resolve_rules(manifest["rules_id"], run_game)
+                log.run(rules, manifest["seats"], manifest["seed"])
+            except ValueError:
+                pass
+            chunk = min(chunk_size or run.chunk_size, run.chunk_size)
+            log(f"chunks of at most {chunk:,} games")
     else:
         from sim.runner import _check_backend, check_run
 
-        rules = _rules(preset, sets, game)
+        rules, seats, label = _run_setup(preset, sets, seats, game)
         spec, rules, seat_list = check_run(rules, seats, games, seed)
         _check_backend(backend, scheduler, workers, chunk_size, threads)
         if out_dir is not None:
@@ -481,6 +630,22 @@ def simulate_cmd(
                         err=True,
                     )
         run_game = spec.name
+        if log.on:
+            log.run(rules, seat_list, seed, preset)
+            chunk = chunk_games(games, chunk_size, record_rounds)
+            log(
+                f"{games:,} games in chunks of {chunk:,} ({_count(-(-games // chunk), 'chunk')})"
+                + (f", written to '{out_dir}'" if out_dir else ", not written (no --out)")
+                + (f"; label '{label}'" if label else "")
+            )
+    if log.on:
+        if backend == "local":
+            t = min(threads or MAX_THREADS, MAX_THREADS)
+            log(f"backend local: {_count(t, 'kernel thread')} of {MAX_THREADS} available")
+        else:
+            where = scheduler or f"a local cluster of {workers or 'one worker per core'}"
+            log(f"backend dask on {where}; {threads or 'all'} kernel threads per call")
+        log(f"checked the input in {log.lap():.2f} s")
     if scheduler is None:  # a remote cluster compiles on its workers, with their own cache
         _announce_compile(run_game, quiet)
     bar = None
@@ -509,6 +674,7 @@ def simulate_cmd(
                 record_rounds=record_rounds,
                 chunk_size=chunk_size,
                 progress=progress,
+                label=label,
                 **where,
             )
     except KeyboardInterrupt:
@@ -528,6 +694,13 @@ def simulate_cmd(
             bar.__exit__(None, None, None)
     for text in rep.replayed:  # resume found a listed part damaged: it was played again
         click.echo(f"Warning: {text}; its games were played again.", err=True)
+    if log.on:
+        ph = rep.phases
+        log(
+            f"loaded the kernel in {ph.get('load', 0):.2f} s; played"
+            f"{' and wrote' if target else ''} {rep.games:,} games in {ph.get('play', 0):.2f} s;"
+            f" summarised in {ph.get('finish', 0):.2f} s ({log.lap():.2f} s in all)"
+        )
     if quiet:
         return
     s = rep.summary
@@ -537,6 +710,7 @@ def simulate_cmd(
             "rules_id": rep.rules_id,
             "seat_labels": list(rep.seat_labels),  # "seats" is the summary's per-seat table
             "seed": rep.seed,
+            **({"label": label} if label else {}),
         }
         click.echo(json.dumps({**head, **s, "backend": rep.backend}, indent=2))
         return
@@ -547,6 +721,8 @@ def simulate_cmd(
         if b["backend"] == "local"
         else f"dask on {b['scheduler']}, {b['workers']} worker{'s' * (b['workers'] != 1)}"
     )
+    if label:
+        click.echo(f"label {label}")
     click.echo(f"rules {rep.rules_id}  seats {','.join(rep.seat_labels)}  seed {rep.seed}")
     click.echo(
         f"{s['games']} games in {s['elapsed_seconds']:.2f} s ({s['games_per_second']:,.0f} games/s,"
@@ -603,15 +779,20 @@ def _interrupted(target) -> str:
     show_default=True,
     help="text: the report lines; json: game, rules id, seats, games and those lines.",
 )
+@verbose_option
 def bench_cmd(games, game, seats, preset, sets, fmt):
     """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
     from sim.runner import check_run
 
     if isinstance(games, bool) or games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
-    spec, rules, seat_list = check_run(_rules(preset, sets, game), seats, games, 0)
+    rules, seats, _ = _run_setup(preset, sets, seats, game)
+    spec, rules, seat_list = check_run(rules, seats, games, 0)
+    log = _Verbose()
+    log.run(rules, seat_list, 0, preset)
     _announce_compile(spec.name)
     lines = spec.bench(rules, seat_list, games)
+    log(f"benchmarked {games:,} games in {log.lap():.2f} s")
     if fmt == "json":
         report = {
             "game": spec.name,
@@ -627,6 +808,7 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
 
 
 @cli.command("replay", epilog=EXAMPLES["replay"])
+@click.argument("run_dir", required=False, metavar="[RUN_DIR]")
 @click.option(
     "--game",
     "game",
@@ -665,15 +847,22 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
     "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True
 )
 @click.option("--round", "only_round", type=int, default=None, help="Show one round only.")
-def replay_cmd(game, preset, sets, seats, seed, index, position, to_end, fmt, only_round):
-    """Play game INDEX of a run again and show every move (text) or every event (jsonl)."""
+@verbose_option
+def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end, fmt, only_round):
+    """Play game INDEX of a run again and show every move (text) or every event (jsonl).
+
+    With RUN_DIR (a run directory of 'loba simulate --out') the game, rules, seats and seed
+    come from its manifest: 'loba replay runs/x --index 12' is game 12 of that run. Options
+    that contradict the manifest are refused.
+    """
     from sim.trace import replay, to_jsonl, to_text
 
+    log = _Verbose()
     if position is not None:
-        if index is not None or game not in (None, "loba") or preset or sets:
+        if index is not None or game not in (None, "loba") or preset or sets or run_dir:
             raise click.UsageError(
                 "--position replays a position file (its rules are in it): leave out"
-                " --index, --game, --rules and --set."
+                " RUN_DIR, --index, --game, --rules and --set."
             )
         events = get_game("loba").tools["replay_position"](position, seats, seed or 0, to_end)
         click.echo(to_jsonl(events) if fmt == "jsonl" else to_text(events, only_round), nl=False)
@@ -684,16 +873,23 @@ def replay_cmd(game, preset, sets, seats, seed, index, position, to_end, fmt, on
         game, index = None, int(game)
     if index is None:
         raise click.UsageError("Which game? Give its index in the run: --index N.")
-    if seed is None:
-        raise click.UsageError("Give the run's seed: --seed S.")
-    rules = _rules(preset, sets, game)
+    if run_dir is not None:
+        rules, seats, seed = _run_settings(run_dir, game, preset, sets, seats, seed, index)
+        game = rules.game
+    elif seed is None:
+        raise click.UsageError("Give the run's seed (--seed S), or the run directory.")
+    else:
+        rules, seats, _ = _run_setup(preset, sets, seats, game)
     from sim.runner import check_run
     from sim.trace import check_index
 
-    spec, _, _ = check_run(rules, seats, 1, seed, game)  # bad input fails before the notice
+    spec, _, seat_list = check_run(rules, seats, 1, seed, game)  # bad input fails first
     check_index(index)
+    log.run(rules, seat_list, seed, preset, run_dir)
+    log(f"game index {index}; checked the input in {log.lap():.2f} s")
     _announce_compile(spec.name)
     events = replay(rules, seats, seed=seed, game=index)
+    log(f"replayed game {index} ({len(events):,} events) in {log.lap():.2f} s")
     if only_round is not None and not any(e.get("round") == only_round for e in events):
         raise ValueError(f"Game {index} has no round {only_round}.")
     if fmt == "jsonl":
@@ -702,6 +898,63 @@ def replay_cmd(game, preset, sets, seats, seed, index, position, to_end, fmt, on
         click.echo(to_jsonl(events), nl=False)
     else:
         click.echo(to_text(events, only_round), nl=False)
+
+
+def _run_settings(run_dir, game, preset, sets, seats, seed, index):
+    """(rules, seat strings, seed) of the run in ``run_dir``, from its manifest, after checking
+    that the options given agree with it and that game ``index`` is one of its games."""
+    from sim.policies import parse_seats
+    from sim.results import RunDir
+    from sim.rules import parse_assignments
+    from sim.runner import resolve_rules
+
+    if run_dir.strip().isdigit() and not Path(run_dir).exists():
+        raise click.UsageError(f"No run directory '{run_dir}'; a game index is --index {run_dir}.")
+    run = RunDir.read(run_dir, strict=False)
+    m, spec = run.manifest, run.spec
+    where = f"the run in '{run.path}'"
+    if game is not None and get_game(game).name != spec.name:
+        raise click.UsageError(f"--game {game} contradicts {where}, a {spec.title} run.")
+    try:
+        rules = resolve_rules(m["rules_id"], spec.name)
+    except ValueError as e:
+        raise RunDirError(f"'{run.path / 'manifest.json'}' is corrupt: {e}") from None
+    house = None
+    if preset is not None or sets:
+        given, house = (
+            _house_rules(preset, sets, spec.name)
+            if preset is not None
+            else (rules.replace(**parse_assignments(sets)), None)
+        )
+        if given.id != rules.id:
+            raise click.UsageError(
+                f"--rules/--set give {given.id}, but {where} was played under {rules.id}."
+            )
+    if house is not None:
+        seats = house.pick_seats(seats)
+    if seats is not None:
+        mine = [s.label for s in parse_seats(seats, game=spec)]
+        if mine != m["seats"]:
+            raise click.UsageError(
+                f"--seats {','.join(mine)} contradicts {where}, seated {','.join(m['seats'])}."
+            )
+    if seed is not None and seed != m["seed"]:
+        raise click.UsageError(f"--seed {seed} contradicts {where}, played with seed {m['seed']}.")
+    first, n = m["first_game"], m["games"]
+    if not first <= index < first + n:
+        raise click.UsageError(
+            f"{where[0].upper()}{where[1:]} has games {first} to {first + n - 1}, not game {index}."
+        )
+    if m["rules_version"] != rules.version:
+        click.echo(
+            f"Warning: {where} was played under rules version {m['rules_version']} and this"
+            f" loba plays version {rules.version}, so the replay may differ from its tables.",
+            err=True,
+        )
+    specs = m.get("seat_specs")  # plug-in paths made absolute; the labels otherwise
+    good = isinstance(specs, list) and len(specs) == len(m["seats"])
+    good = good and all(isinstance(x, str) for x in specs)
+    return rules, specs if good else m["seats"], m["seed"]
 
 
 @cli.command("audit", epilog=EXAMPLES["audit"])
@@ -944,6 +1197,7 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
     help="Skip the paired always/never rebuy runs (halves the work; Moon has no rebuys).",
 )
 @format_option
+@verbose_option
 def sweep_cmd(
     game,
     preset,
@@ -964,6 +1218,16 @@ def sweep_cmd(
     from analysis.sweep import run_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
+
+    log = _Verbose()
+    if preset is not None and is_house_file(preset):  # its seats, unless --seats is given
+        seats = _run_setup(preset, (), seats)[1]
+    if log.on:
+        base = _rules(preset, sets)
+        log(f"base rules {base.id}; varying {'; '.join(vary)}")
+        who = seats or get_game(base.game).default_seats
+        log(f"seats {who}; seed {seed}; {games:,} games a cell")
+        log(f"kernel cache: {_cache_text(base.game)}")
 
     def progress(i, n, name):
         click.echo(f"cell {i + 1}/{n}: {name}", err=True)
@@ -993,6 +1257,7 @@ def sweep_cmd(
                 "rebuy_value n/a: no game differs between seat 0 always and never rebuying in"
                 " that cell (no rebuy can happen under its rules, e.g. max_rebuys=0)."
             )
+    log(f"swept in {log.lap():.2f} s")
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
 
 
@@ -1104,6 +1369,7 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
 )
 @click.option("--threads", default=None, type=int, help="Worker threads (policy mode).")
 @format_option
+@verbose_option
 def rebuy_value_cmd(
     mode,
     preset,
@@ -1126,7 +1392,7 @@ def rebuy_value_cmd(
     from analysis.text import render
     from sim.results import atomic_output, check_out_dir, check_out_file
 
-    rules = _rules(preset, sets, "loba")
+    rules, seats, _ = _run_setup(preset, sets, seats, "loba")
     seats = seats or get_game("loba").default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
@@ -1145,7 +1411,9 @@ def rebuy_value_cmd(
         check_out_dir(out_dir)
     from sim.runner import check_run
 
-    check_run(rules, seats, 1, seed)  # bad seats or seed fail before the compile notice
+    seat_list = check_run(rules, seats, 1, seed)[2]  # bad seats or seed fail before the notice
+    log = _Verbose()
+    log.run(rules, seat_list, seed, preset)
     _announce_compile("loba")
     if mode == "policy":
         n = 20000 if games is None else games
@@ -1193,6 +1461,7 @@ def rebuy_value_cmd(
         for line in lines:
             click.echo(line)
         click.echo("")
+    log(f"{mode} mode on {n:,} games in {log.lap():.2f} s")
     click.echo(render(table, fmt))
     if fig is not None:
         with atomic_output(plot_file, "Plot file") as tmp:

@@ -331,9 +331,13 @@ def make_rules(preset: str | None = None, game: str | None = None, **overrides: 
 
 
 def parse_rules_id(text: str, game: str | None = None) -> RuleSet:
-    """Parse a canonical id; ``GAME:`` in the text names the game, else ``game`` (Loba)."""
+    """Parse a canonical id; ``GAME:`` in the text names the game, else ``game`` (Loba). A
+    path to a house-rules file (``*.toml``, :mod:`sim.house`) gives the rules it holds."""
     from .games import get_game
+    from .house import is_house_file, load_house_rules
 
+    if is_house_file(text):
+        return load_house_rules(text, game).rules
     named, _ = split_game(text, game)
     if game is not None and named is not None and named != game:
         raise RuleError(f"'{text}' names {named} rules, but the game is {game}.")

@@ -38,6 +38,7 @@ import numpy as np
 
 from .game import GameSpec
 from .games import get_game
+from .house import is_house_file, load_house_rules
 from .policies import Seat, SeatError, parse_seats
 from .results import (
     MAX_GAMES,
@@ -60,11 +61,25 @@ ROUNDS_CHUNK = 512  # per-round records take max_rounds_per_game x seats rows pe
 BACKENDS = ("local", "dask")
 
 
+def chunk_games(games: int, chunk_size: int | None, record_rounds: bool) -> int:
+    """Games per chunk of a run: ``chunk_size``, else 8192 (512 when rounds are recorded), at
+    most the run's games."""
+    return min(chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK), int(games))
+
+
+def house_label(rules) -> str | None:
+    """The label of a house-rules file (None for anything else, or a file without one)."""
+    return load_house_rules(rules).label if is_house_file(rules) else None
+
+
 def resolve_rules(rules, game=None) -> RuleSet:
-    """A RuleSet from a RuleSet, a rules id (``pagat(...)``, ``moon:bid``) or None (the
-    game's default preset); ``game``: a name or spec (None: the game the id names, or Loba)."""
+    """A RuleSet from a RuleSet, a rules id (``pagat(...)``, ``moon:bid``), a house-rules file
+    (a ``str`` ending in ``.toml`` or a ``Path``, :mod:`sim.house`) or None (the game's default
+    preset); ``game``: a name or spec (None: the game the id names, or Loba)."""
     from .rules import parse_rules_id
 
+    if is_house_file(rules):
+        return load_house_rules(rules, None if game is None else get_game(game).name).rules
     if isinstance(rules, RuleSet):
         if game is not None and get_game(game).name != rules.game:
             raise ValueError(f"The rules {rules.id} are not rules of {get_game(game).title}.")
@@ -152,7 +167,11 @@ def wait_result(future, poll: float = 0.2):
 
 def check_run(rules, seats, games, seed, game=None) -> tuple[GameSpec, RuleSet, list[Seat]]:
     """Validate what defines a run; one-sentence errors. Returns (spec, rules, seats); the game
-    is ``game`` or the one the rules name."""
+    is ``game`` or the one the rules name. With a house-rules file, ``seats`` None means the
+    file's seats (and seats given must agree with any the file names)."""
+    if is_house_file(rules):
+        house = load_house_rules(rules, None if game is None else get_game(game).name)
+        rules, seats = house.rules, house.pick_seats(seats)
     rules = resolve_rules(rules, game)
     spec = get_game(rules.game)
     if seats is None:
@@ -275,11 +294,14 @@ def simulate(
     """Play ``games`` complete games and return their :class:`Results`.
 
     ``rules``: a RuleSet, a rules id string (``"pagat(elimination_score=151)"``,
-    ``"moon:bid"``) or None (the game's default). ``seats``: a comma-separated seat string or a
-    list (one entry per player; None: the game's default seating). ``game``: a game name (None:
-    the one the rules name, else Loba). ``record_rounds``: also record the game's detail table
-    (Loba's rounds). ``progress(done, total)`` is called after every chunk.
+    ``"moon:bid"``), a house-rules file (``"house.toml"`` or a ``Path``, :mod:`sim.house`: its
+    seats when ``seats`` is None, its label in ``res.manifest()``) or None (the game's
+    default). ``seats``: a comma-separated seat string or a list (one entry per player; None:
+    the game's default seating). ``game``: a game name (None: the one the rules name, else
+    Loba). ``record_rounds``: also record the game's detail table (Loba's rounds).
+    ``progress(done, total)`` is called after every chunk.
     """
+    label = house_label(rules)
     spec, rules, seat_list = check_run(rules, seats, games, seed, game)
     n = len(seat_list)
     used_threads = set_threads(threads)
@@ -287,7 +309,7 @@ def simulate(
     tables = spec.fn_tables(seat_list)
     rr = spec.detail_cap(rules) if record_rounds else 0
     _check_backend("local", None, None, chunk_size, threads)
-    chunk = min(chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK), games)
+    chunk = chunk_games(games, chunk_size, record_rounds)
     check_chunk_memory(spec, rules, chunk, bool(record_rounds))
     need, budget = games * game_bytes(spec, 0), memory_budget()
     if need > budget:  # every table is kept in memory here
@@ -309,9 +331,12 @@ def simulate(
             progress(done, games)
     elapsed = time.perf_counter() - t0
     outs = tuple(np.concatenate(a) for a in zip(*parts, strict=True))
-    return Results.from_arrays(
+    res = Results.from_arrays(
         spec, rules, seat_list, int(seed), start, outs, elapsed, used_threads, bool(record_rounds)
     )
+    if label is not None:
+        res.extra["label"] = label  # goes into the manifest of res.write()
+    return res
 
 
 def cpu_count() -> int:
@@ -499,12 +524,22 @@ class Sink:
         self.job, self.run, self.progress = job, run, progress
         self.total, self.done = total, done
         self.agg = aggregate(job.spec, None, len(job.seat_labels))
+        self.t_made = time.perf_counter()
         self.t0: float | None = None
+        self.t_last: float | None = None  # when the last chunk was put
         self.games = 0
 
     def start(self) -> None:
         """The kernel is loaded everywhere: timing starts."""
         self.t0 = time.perf_counter()
+
+    def phases(self) -> dict[str, float]:
+        """Seconds spent so far on loading the kernel (and starting the backend), playing and
+        writing the chunks, and on what came after the last one (the summary)."""
+        now = time.perf_counter()
+        t0 = self.t_made if self.t0 is None else self.t0
+        last = now if self.t_last is None else self.t_last
+        return {"load": t0 - self.t_made, "play": last - t0, "finish": now - last}
 
     def stop(self, piece: Piece | None, e: OSError) -> ChunkError:
         """The run directory cannot be written: keep what is listed (listing what was written
@@ -531,6 +566,7 @@ class Sink:
         n = res.k.count
         self.games += n
         self.done += n
+        self.t_last = time.perf_counter()
         if self.progress is not None:
             self.progress(self.done, self.total)
 
@@ -556,7 +592,7 @@ def run_local(job: ChunkJob, todo: list[int], sink: Sink, threads: int | None) -
 class RunReport:
     """What a streamed run did: its summary and where it is."""
 
-    summary: dict  # Results.summary()-style figures of the whole run
+    summary: dict  # Results.summary_dict()-style figures of the whole run
     rules_id: str
     seat_labels: list[str]
     seed: int
@@ -568,6 +604,8 @@ class RunReport:
     game: str = "loba"
     replayed: list = dataclasses.field(default_factory=list)  # damaged parts played again
     removed: list = dataclasses.field(default_factory=list)  # unlisted leftovers removed
+    chunk_size: int = 0  # games per chunk
+    phases: dict = dataclasses.field(default_factory=dict)  # seconds: load, play, finish
 
     @property
     def games_per_second(self) -> float:
@@ -642,6 +680,7 @@ def stream_run(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    label: str | None = None,
 ) -> RunReport:
     """Play a run of any size with bounded memory; what ``loba simulate`` does.
 
@@ -650,11 +689,13 @@ def stream_run(
     without it only the summary totals are kept. ``backend``: ``"local"`` (kernel threads of
     this process) or ``"dask"`` (``scheduler`` address, or a local cluster of ``workers``
     processes). ``progress(done, total)`` is called after every chunk. ``game``, ``rules``,
-    ``seats``: as for :func:`simulate`.
+    ``seats``: as for :func:`simulate`. ``label``: a name for the run, kept in its manifest
+    (default: the label of a house-rules file given as ``rules``).
     """
+    label = house_label(rules) if label is None else label
     spec, rules, seat_list = check_run(rules, seats, games, seed, game)
     _check_backend(backend, scheduler, workers, chunk_size, threads)
-    chunk = min(chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK), int(games))
+    chunk = chunk_games(games, chunk_size, record_rounds)
     check_chunk_memory(spec, rules, chunk, bool(record_rounds and out_dir is not None))
     labels = [s.label for s in seat_list]
     job = ChunkJob(
@@ -674,6 +715,8 @@ def stream_run(
     if out_dir is not None:
         man = base_manifest(spec, rules, labels, seed, 0, games, job.record_rounds)
         man.update(seat_specs=list(job.seat_specs), chunk_size=job.chunk_size, chunks=job.n_chunks)
+        if label is not None:
+            man["label"] = str(label)
         need = first_chunk_bytes(spec, chunk, len(labels), job.record_rounds)
         run = RunDir.create(out_dir, man, overwrite=overwrite, need_bytes=need)
     return _finish(
@@ -739,6 +782,8 @@ def _finish(
         game=job.spec.name,
         replayed=[p.text for p in run.replayed] if run is not None else [],
         removed=list(run.removed) if run is not None else [],
+        chunk_size=job.chunk_size,
+        phases=sink.phases(),
     )
 
 

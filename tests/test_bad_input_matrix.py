@@ -56,12 +56,44 @@ BASE = {
 }
 # a tested positional argument keeps these base values after it (compare needs two runs)
 ARG_EXTRA = {("compare", "run_dirs"): ["@run151"]}
-# base values left out when a parameter is tested (--resume takes the games from the run)
-BASE_DROP = {("simulate", "resume_dir"): {"games"}}
+# base values left out when a parameter is tested (--resume takes the games from the run,
+# replay RUN_DIR its seed)
+BASE_DROP = {("simulate", "resume_dir"): {"games"}, ("replay", "run_dir"): {"seed"}}
 EXIT_1 = {"check-meld", "audit", "verify"}  # documented: 1 = invalid meld / violations / damage
 PATHLIKE = {"run_dirs", "run_dir", "trace", "position", "resume_dir"}
 RUN_READERS = {("verify", "run_dir"), ("summarize", "run_dirs"), ("compare", "run_dirs")}
-RUN_READERS |= {("report", "run_dirs"), ("simulate", "resume_dir")}
+RUN_READERS |= {("report", "run_dirs"), ("simulate", "resume_dir"), ("replay", "run_dir")}
+RULES_PARAMS = {"preset", "rules_opt"}  # --rules (and rules' PRESET): also house-rules files
+
+# house-rules files (--rules FILE.toml): name -> file bytes (None: no file, "dir": a folder);
+# each is used (exit 0) or refused in one sentence (exit 2) like any other value
+HOUSE = {
+    "good": b'label = "ok"\nseats = "greedy,greedy,greedy"\n[knobs]\nmax_rebuys = 0\n',
+    "empty": b"",
+    "not_toml": b"this is not toml\n",
+    "binary": b"\xff\xfe\x00\x80",
+    "knob_at_top": b"elimination_score = 151\n",
+    "unknown_key": b'colour = "red"\n',
+    "unknown_knob": b"[knobs]\nelimination_scor = 151\n",
+    "bad_value": b'[knobs]\nelimination_score = "lots"\n',
+    "float_value": b"[knobs]\nelimination_score = 1.5\n",
+    "list_value": b"[knobs]\nescalera_min = [3, 4]\n",
+    "table_value": b"[knobs.escalera_min]\nx = 1\n",
+    "huge_value": b"[knobs]\nstake = 100000000000000000000\n",
+    "knobs_not_table": b"knobs = 5\n",
+    "unknown_game": b'game = "chess"\n',
+    "other_game": b'game = "moon"\n[knobs]\ntarget = 0\n',
+    "game_not_string": b"game = 1\n",
+    "unknown_preset": b'preset = "nope"\n',
+    "empty_label": b'label = ""\n',
+    "seats_number": b"seats = 5\n",
+    "seats_unknown": b'seats = ["greedy", "nope"]\n',
+    "seats_one": b'seats = ["greedy"]\n',
+    "seats_three": b'seats = "greedy,greedy,random"\n',
+    "impossible": b"[knobs]\nscore_floor = 500\n",
+    "missing": None,
+    "directory": "dir",
+}
 
 # damaged run directories: name -> (the run it spoils, what is done to it)
 DAMAGE = {
@@ -253,6 +285,14 @@ def resolve(token: str, tmp: Path, shared: Path) -> str:
         return str(tmp / "t.jsonl")
     if name == "trace":
         return str(shared / "trace.jsonl")
+    if name.startswith("house:"):
+        data = HOUSE[name.split(":", 1)[1]]
+        path = tmp / "hoüse.toml"
+        if data == "dir":
+            path.mkdir()
+        elif data is not None:
+            path.write_bytes(data)
+        return str(path)
     (tmp / "afile").write_text("x")
     (tmp / "fulldir").mkdir(exist_ok=True)
     (tmp / "fulldir" / "keep.txt").write_text("x")
@@ -281,6 +321,8 @@ def _values(cmd: str, p: click.Parameter) -> list[str]:
         return PATHS + [f"@trace:{k}" for k in TRACES]
     if isinstance(p.type, click.Path) or p.name in PATHLIKE:
         return PATHS
+    if p.name in RULES_PARAMS:
+        return TEXTS + [f"@house:{k}" for k in HOUSE]
     if isinstance(p.type, click.Choice):
         return CHOICES
     if isinstance(p.type, click.types.IntParamType):
