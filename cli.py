@@ -267,6 +267,19 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+def _given(ctx, name: str) -> bool:
+    """Whether option ``name`` was written on the command line (not left at its default)."""
+    from click.core import ParameterSource
+
+    return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+
+
+def _no_effect(flag: str, when: str, why: str) -> None:
+    """One warning line on stderr for an option that does nothing here; the command goes on
+    (exit code unchanged)."""
+    click.echo(f"Warning: {flag} has no effect {when}: {why}", err=True)
+
+
 def _table(rows, head) -> list[str]:
     w = [max([len(str(h))] + [len(str(r[i])) for r in rows]) for i, h in enumerate(head)]
     out = ["  ".join(str(h).ljust(w[i]) for i, h in enumerate(head)).rstrip()]
@@ -573,8 +586,6 @@ def simulate_cmd(
     target = resume_dir or out_dir
     label = None
     if resume_dir is not None:
-        from click.core import ParameterSource
-
         fixed = [
             ("game", "--game"),
             ("preset", "--rules"),
@@ -587,7 +598,7 @@ def simulate_cmd(
             ("overwrite", "--overwrite"),
         ]
         for name, flag in fixed:
-            if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+            if _given(ctx, name):
                 raise click.UsageError(
                     f"--resume takes the run's settings from its manifest; leave out {flag}."
                 )
@@ -618,17 +629,12 @@ def simulate_cmd(
 
             check_out_dir(out_dir, overwrite)
         else:
-            for flag, given in (("--rounds", record_rounds), ("--overwrite", overwrite)):
-                if given:
-                    click.echo(
-                        f"Warning: {flag} has no effect without --out: "
-                        + (
-                            "rounds are recorded only in a run directory."
-                            if flag == "--rounds"
-                            else "nothing is written."
-                        ),
-                        err=True,
-                    )
+            if record_rounds:
+                _no_effect(
+                    "--rounds", "without --out", "rounds are recorded only in a run directory."
+                )
+            if overwrite:
+                _no_effect("--overwrite", "without --out", "nothing is written.")
         run_game = spec.name
         if log.on:
             log.run(rules, seat_list, seed, preset)
@@ -1180,9 +1186,14 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
     "out_dir",
     required=True,
     type=click.Path(file_okay=False),
-    help="Directory for the cells' runs, summary.csv/json and sweep.png.",
+    help="Directory for the cells' runs (cells/KNOB=VALUE/..., Hive-style), summary.csv/json"
+    " and sweep.png.",
 )
-@click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Allow writing into a non-empty --out (replacing a previous sweep's cells/, rebuy/).",
+)
 @click.option("--threads", default=None, type=int, help="Worker threads (default: all cores).")
 @click.option(
     "--rounds",
@@ -1215,7 +1226,7 @@ def sweep_cmd(
 ):
     """Play the grid of knob values (same seeds in every cell) and summarise each cell."""
     from analysis.bygame import analysis_of
-    from analysis.sweep import run_sweep
+    from analysis.sweep import rebuy_na_notes, run_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
 
@@ -1251,12 +1262,9 @@ def sweep_cmd(
     keep = res.knobs + [c for c in res.summary.columns if c in metrics.sweep_shown]
     units = metrics.sweep_units
     click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt, units))
-    if fmt == "table" and "rebuy_value" in res.summary.columns:
-        if res.summary["rebuy_value"].is_null().any():
-            click.echo(
-                "rebuy_value n/a: no game differs between seat 0 always and never rebuying in"
-                " that cell (no rebuy can happen under its rules, e.g. max_rebuys=0)."
-            )
+    if fmt == "table":
+        for line in rebuy_na_notes(res.summary, res.knobs):
+            click.echo(line)
     log(f"swept in {log.lap():.2f} s")
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
 
@@ -1304,6 +1312,15 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
         build_report(list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps)
     path = Path(out_file)
     click.echo(f"wrote {path}")
+
+
+REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (flag, mode)
+    "seat": ("--seat", "policy"),
+    "threads": ("--threads", "policy"),
+    "reps": ("--reps", "state"),
+    "by": ("--by", "state"),
+    "min_cases": ("--min-cases", "state"),
+}
 
 
 @cli.command("rebuy-value", epilog=EXAMPLES["rebuy-value"])
@@ -1370,7 +1387,9 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
 @click.option("--threads", default=None, type=int, help="Worker threads (policy mode).")
 @format_option
 @verbose_option
+@click.pass_context
 def rebuy_value_cmd(
+    ctx,
     mode,
     preset,
     sets,
@@ -1412,14 +1431,21 @@ def rebuy_value_cmd(
     from sim.runner import check_run
 
     seat_list = check_run(rules, seats, 1, seed)[2]  # bad seats or seed fail before the notice
+    for name, (flag, only) in REBUY_MODE_OPTIONS.items():
+        if only != mode and _given(ctx, name):
+            _no_effect(flag, f"in {mode} mode", f"it is read in {only} mode only.")
     log = _Verbose()
     log.run(rules, seat_list, seed, preset)
     _announce_compile("loba")
+    ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
+    empty = None  # why there is no table to show (instead of an empty one)
     if mode == "policy":
         n = 20000 if games is None else games
         res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir)
         table = res.table
         lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
+        if ruled_out:  # both runs are the same games: differences of 0, no interval
+            lines = empty = [ruled_out]
         fig = plots.rebuy_policy_plot(table) if plot_file else None
     else:
         n = 1000 if games is None else games
@@ -1448,7 +1474,8 @@ def rebuy_value_cmd(
             "pairs each."
         ]
         if dec.height == 0:
-            lines.append(words.no_rebuy_reason(rules, len(seats.split(","))))
+            empty = [words.no_rebuy_reason(rules, len(seat_list))]
+            lines += empty
         lines += words.rebuy_state_sentences(
             rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
         )
@@ -1457,12 +1484,17 @@ def rebuy_value_cmd(
             if (plot_file)
             else None
         )
+    log(f"{mode} mode on {n:,} games in {log.lap():.2f} s")
     if fmt == "table":
         for line in lines:
             click.echo(line)
-        click.echo("")
-    log(f"{mode} mode on {n:,} games in {log.lap():.2f} s")
-    click.echo(render(table, fmt))
+        if not empty:
+            click.echo("")
+            click.echo(render(table, fmt))
+    else:  # csv/json stay machine-readable; the reason goes to stderr
+        for line in empty or ():
+            click.echo(line, err=True)
+        click.echo(render(table, fmt))
     if fig is not None:
         with atomic_output(plot_file, "Plot file") as tmp:
             fig.savefig(tmp, dpi=110, format=Path(plot_file).suffix.lstrip(".").lower() or "png")

@@ -11,7 +11,8 @@ Pure functions over polars frames of run directories::
 Three-Player Moon runs (``analysis.moon``): ``moon_metrics(runs.games, runs.seats, runs.rounds)``
 (``rounds`` is Moon's hands table), ``bid_success``, ``moon_rates``, ``widow_value``,
 ``first_bidder_advantage``, ``hands_per_game``, ``all_pass_rate``. ``compare``, ``run_sweep``
-and the report take each game's metrics from ``analysis.bygame`` (one entry per game).
+and the report take each game's metrics from ``analysis.bygame`` (one entry per game);
+``cell_dirs(OUT)`` lists a sweep's cells (Hive-style folders, ``cells/KNOB=VALUE/...``).
 
 Plots (``analysis.plots``) and the report (``analysis.report``) import matplotlib; they are
 loaded on first use.
@@ -53,7 +54,7 @@ from .rebuy import (
     rebuy_value_state,
     tabulate_state_value,
 )
-from .sweep import run_sweep
+from .sweep import cell_dirs, run_sweep
 
 __all__ = [
     "AnalysisError",
@@ -63,6 +64,7 @@ __all__ = [
     "all_pass_rate",
     "bid_success",
     "bust_hazard",
+    "cell_dirs",
     "compare",
     "compare_runs",
     "elimination_hazard",

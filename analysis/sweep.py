@@ -3,14 +3,25 @@
 :func:`run_sweep` validates every cell first (a bad knob or value fails before any game is
 played), then for each cell plays ``games`` games with run seed ``seed`` — so game ``i`` starts
 from the same random stream in every cell and differences between cells are not luck of the
-deal — and writes one run directory per cell under ``OUT/cells/``. Each game's summary
-columns and figure panels come from :mod:`analysis.bygame` (Loba: rounds, elimination risk,
-the dealer's left...; Moon: hands per game, contracts made, moon bids, the first bidder's win
-share...). For Loba's rebuy value it also plays the same seeds with seat 0 switched to
-``rebuy=always`` and ``rebuy=never`` (under ``OUT/rebuy/``; a run that equals the cell's own
-run is not played twice) and takes the paired difference
-(:func:`analysis.rebuy.paired_rebuy_value`). ``OUT/summary.csv`` (and ``.json``) hold one row
-per cell; ``OUT/sweep.png`` draws it (:func:`analysis.plots.sweep_plots`).
+deal — and writes one run directory per cell under ``OUT/cells/``, Hive-style: one folder
+level per varied knob, in the order of the ``--vary`` options, named ``KNOB=VALUE`` with the
+value spelled as in the rules id (``OUT/cells/elimination_score=101/max_rebuys=0/``,
+``allow_doubles_trump=true``, ``score_floor=none``). Every table of a cell (games, seats and
+the detail table when recorded) carries the varied knobs as columns of the knob's type
+(:func:`sim.results.add_knob_columns`; listed in the cell's manifest, so ``loba verify``
+checks them and a resumed cell writes them again), so the whole sweep reads in one line::
+
+    pl.scan_parquet("OUT/cells/**/games.parquet/*.parquet")
+
+(``hive_partitioning=True`` reads the same values from the folder names, except ``none``,
+which polars cannot read from a path as null). Each game's summary columns and figure panels
+come from :mod:`analysis.bygame` (Loba: rounds, elimination risk, the dealer's left...; Moon:
+hands per game, contracts made, moon bids, the first bidder's win share...). For Loba's rebuy
+value it also plays the same seeds with seat 0 switched to ``rebuy=always`` and
+``rebuy=never`` (under ``OUT/rebuy/always/`` and ``OUT/rebuy/never/``, laid out like
+``OUT/cells/``; a run that equals the cell's own run is not played twice) and takes the paired
+difference (:func:`analysis.rebuy.paired_rebuy_value`). ``OUT/summary.csv`` (and ``.json``)
+hold one row per cell; ``OUT/sweep.png`` draws it (:func:`analysis.plots.sweep_plots`).
 
 Because every cell plays the same games, each cell is also compared with the first cell (the
 ``baseline`` column) game by game (:func:`analysis.compare.compare`): for every metric ``M`` of
@@ -87,9 +98,56 @@ def sweep_cells(
     return cells
 
 
-def _slug(cell: dict) -> str:
-    s = ",".join(f"{k}={v}" for k, v in cell.items())
-    return re.sub(r"[^A-Za-z0-9_.=,+-]", "_", s)
+def _spelled(cell: dict) -> list[str]:
+    """``KNOB=VALUE`` for each knob of a cell, the value spelled as in the rules id
+    (``true``/``false``, ``none``)."""
+    from sim.rules import fmt_value
+
+    return [re.sub(r"[^A-Za-z0-9_.=+-]", "_", f"{k}={fmt_value(v)}") for k, v in cell.items()]
+
+
+def cell_label(cell: dict) -> str:
+    """A cell's name in the summary and on the progress line:
+    ``elimination_score=101,max_rebuys=0``."""
+    return ",".join(_spelled(cell))
+
+
+def cell_path(cell: dict) -> str:
+    """A cell's folder under ``OUT/cells/`` (and ``OUT/rebuy/TAG/``), Hive-style, one level per
+    knob: ``elimination_score=101/max_rebuys=0``."""
+    return "/".join(_spelled(cell))
+
+
+def cell_dirs(out) -> list[Path]:
+    """The run directories of a sweep's cells, in grid order, from ``OUT/sweep.json`` (folders
+    under ``OUT/cells/``: ``elimination_score=101/max_rebuys=0``, or the flat
+    ``elimination_score=101,max_rebuys=0`` of sweeps written before the Hive-style layout,
+    read alike); without it (a sweep stopped before its summary), every folder under
+    ``OUT/cells/`` that holds a ``manifest.json``, in name order."""
+    outp = Path(out)
+    meta_path = outp / "sweep.json"
+    try:
+        names = json.loads(meta_path.read_text())["cells"]
+    except FileNotFoundError:
+        names = None
+    except OSError as e:
+        from sim.results import why
+
+        raise AnalysisError(f"'{meta_path}' cannot be read ({why(e)}).") from None
+    except (ValueError, KeyError, TypeError, RecursionError):
+        names = []
+    if names is not None:
+        if not (
+            isinstance(names, list)
+            and names
+            and all(isinstance(n, str) and n and ".." not in n.split("/") for n in names)
+        ):
+            raise AnalysisError(f"'{meta_path}' is damaged: it lists no cells.")
+        return [outp / "cells" / n for n in names]
+    cells = outp / "cells"
+    if not cells.is_dir():
+        raise AnalysisError(f"'{outp}' is not a sweep: it has no cells folder.")
+    return sorted(m.parent for m in cells.rglob("manifest.json"))
 
 
 @dataclass
@@ -172,6 +230,35 @@ def _rebuy_columns(rebuy: pl.DataFrame | None) -> dict:
     return row
 
 
+def rebuy_na_notes(summary: pl.DataFrame, knobs) -> list[str]:
+    """Why a cell's rebuy value is ``n/a``, one line per reason naming its cells: the rules
+    rule rebuys out (``max_rebuys=0``, 2 players, :func:`analysis.words.rebuys_ruled_out`), or
+    no game differed between seat 0 always and never rebuying. Empty when every cell has one
+    (or the game has no rebuys)."""
+    from sim.rules import parse_rules_id
+
+    from .words import rebuys_ruled_out
+
+    if "rebuy_value" not in summary.columns:
+        return []
+    why: dict[str, list[str]] = {}
+    for r in summary.filter(pl.col("rebuy_value").is_null()).iter_rows(named=True):
+        reason = rebuys_ruled_out(parse_rules_id(r["rules_id"]), r["n_players"]) or (
+            "no game differs between seat 0 always and never rebuying (no player went over"
+            " with a rebuy left; play more games)."
+        )
+        why.setdefault(reason, []).append(cell_label({k: r[k] for k in knobs}))
+    out = []
+    for reason, cells in why.items():
+        where = (
+            "every cell"
+            if len(cells) == summary.height
+            else f"cell{'s' * (len(cells) > 1)} {'; '.join(cells)}"
+        )
+        out.append(f"rebuy_value n/a in {where}: {reason}")
+    return out
+
+
 def _check_numbers(games, seed, threads) -> None:
     if isinstance(games, bool) or not isinstance(games, int) or not 2 <= games <= 10**12:
         raise AnalysisError(
@@ -196,9 +283,9 @@ def _rebuy_seatings(labels: list[str]) -> dict[str, tuple[list[str], list[str]]]
     return out
 
 
-def _rebuy_table(rules, labels, seatings, res, name, games, seed, threads, outp, overwrite):
+def _rebuy_table(rules, labels, seatings, res, cell, games, seed, threads, outp, overwrite):
     """The cell's paired always-vs-never rebuy value of seat 0 (a seating equal to the cell's
-    own is not played twice; the others are written under ``OUT/rebuy/``)."""
+    own is not played twice; the others are written under ``OUT/rebuy/TAG/``)."""
     from sim.runner import simulate
 
     runs = {}
@@ -206,11 +293,31 @@ def _rebuy_table(rules, labels, seatings, res, name, games, seed, threads, outp,
         if canon == labels:
             runs[tag] = res
             continue
-        runs[tag] = simulate(rules, ",".join(lab), games=games, seed=seed, threads=threads)
+        runs[tag] = simulate(
+            rules, ",".join(lab), games=games, seed=seed, threads=threads, knob_columns=list(cell)
+        )
         if outp is not None:
-            runs[tag].write(outp / "rebuy" / tag / name, overwrite=overwrite)
+            runs[tag].write(outp / "rebuy" / tag / cell_path(cell), overwrite=overwrite)
     a, b = runs["always"], runs["never"]
     return paired_rebuy_value(a.games, a.seats, b.games, b.seats, 0)
+
+
+def _clear_runs(outp: Path) -> None:
+    """--overwrite: remove a previous sweep's ``cells/`` and ``rebuy/`` first, so that reading
+    ``OUT/cells/**`` pools this sweep's cells only (not those of another grid, nor the flat
+    cell folders of sweeps from before the Hive-style layout)."""
+    import shutil
+
+    from sim.results import why
+
+    for sub in ("cells", "rebuy"):
+        d = outp / sub
+        try:
+            if d.is_dir() and not d.is_symlink():
+                shutil.rmtree(d)
+        except OSError as e:
+            msg = f"Could not remove the previous sweep's '{d}' ({why(e)})."
+            raise AnalysisError(msg) from None
 
 
 def _write_outputs(outp: Path, summary: pl.DataFrame, meta: dict, knobs, game: str) -> None:
@@ -274,10 +381,12 @@ def run_sweep(
         except RunDirError as e:
             raise AnalysisError(str(e)) from None
     seatings = _rebuy_seatings(labels) if rebuy_value and analysis_of(game).rebuys else None
+    if outp is not None and overwrite:
+        _clear_runs(outp)
     rows = []
     played = []
     for i, (cell, rules) in enumerate(cells):
-        name = _slug(cell)
+        name = cell_label(cell)
         if progress is not None:
             progress(i, len(cells), name)
         res = simulate(
@@ -287,13 +396,14 @@ def run_sweep(
             seed=seed,
             threads=threads,
             record_rounds=record_rounds,
+            knob_columns=knobs,
         )
         if outp is not None:
-            res.write(outp / "cells" / name, overwrite=overwrite)
+            res.write(outp / "cells" / cell_path(cell), overwrite=overwrite)
         table = None
         if seatings is not None:
             table = _rebuy_table(
-                rules, labels, seatings, res, name, games, seed, threads, outp, overwrite
+                rules, labels, seatings, res, cell, games, seed, threads, outp, overwrite
             )
         row = {**cell, "rules_id": rules.id, "games": games, "n_players": len(labels)}
         row.update(cell_summary(res.games, res.seats, table, game))
@@ -312,7 +422,7 @@ def run_sweep(
             "games": games,
             "seed": seed,
             "rebuy_value_seat": 0 if seatings is not None else None,
-            "cells": [_slug(c) for c, _ in cells],
+            "cells": [cell_path(c) for c, _ in cells],  # folders under cells/
         }
         _write_outputs(outp, summary, meta, knobs, game)
     return SweepResult(summary, knobs, outp, game)

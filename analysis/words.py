@@ -319,8 +319,9 @@ def _verdict(lo, hi, yes="buy back", no="decline") -> str:
     return "no clear difference either way"
 
 
-def no_rebuy_reason(rules, n_players: int) -> str:
-    """Why a state-level experiment found no rebuy decision to value, from the rules."""
+def rebuys_ruled_out(rules, n_players: int) -> str | None:
+    """Why no rebuy can happen under ``rules`` with ``n_players`` seated, in one sentence, or
+    None when the rules allow rebuys (whether any happens is then up to the games)."""
     if getattr(rules, "max_rebuys", 1) == 0:
         return (
             "No rebuy can happen under these rules: max_rebuys=0 ([A30]), so there is nothing "
@@ -332,7 +333,13 @@ def no_rebuy_reason(rules, n_players: int) -> str:
             "under the limit, so rebuys are off and that player wins ([A31]); seat 3 players or "
             "more, or set rebuy_with_one_survivor=true."
         )
-    return (
+    return None
+
+
+def no_rebuy_reason(rules, n_players: int) -> str:
+    """Why an experiment found no rebuy to value: the rules (:func:`rebuys_ruled_out`), or
+    else the games."""
+    return rebuys_ruled_out(rules, n_players) or (
         "No player went over the limit with a rebuy left in these games, so there is no "
         "decision to value; play more games."
     )

@@ -69,11 +69,15 @@ class Results:
     elapsed: float
     threads: int
     extra: dict = field(default_factory=dict)
+    knob_columns: tuple[str, ...] = ()  # rule knobs added as columns (add_knob_columns)
 
     @classmethod
-    def from_arrays(cls, spec, rules, seats, seed, start, outs, elapsed, threads, detail=False):
+    def from_arrays(
+        cls, spec, rules, seats, seed, start, outs, elapsed, threads, detail=False, knob_columns=()
+    ):
         """Frames from the kernel's record arrays (``outs`` in ``spec.tables`` order);
-        ``seats``: Seats or their labels; ``detail``: the detail table was recorded."""
+        ``seats``: Seats or their labels; ``detail``: the detail table was recorded;
+        ``knob_columns``: rule knobs added to every table as columns (:func:`add_knob_columns`)."""
         labels = [s if isinstance(s, str) else s.label for s in seats]
         count = outs[0].shape[0]
         ctx = {
@@ -92,7 +96,11 @@ class Results:
                 frames[t.name] = t.frame(rows, ctx, n_detail)
             else:
                 frames[t.name] = t.frame(rows, ctx)
-        return cls(spec, rules, labels, seed, start, count, frames, elapsed, threads)
+        knobs = check_knob_columns(rules, knob_columns)
+        frames = add_knob_columns(frames, rules, knobs)
+        return cls(
+            spec, rules, labels, seed, start, count, frames, elapsed, threads, knob_columns=knobs
+        )
 
     def __getattr__(self, name: str):
         frames = self.__dict__.get("frames")
@@ -123,6 +131,7 @@ class Results:
                 self.start,
                 self.n_games,
                 self.detail_recorded,
+                self.knob_columns,
             ),
             "elapsed_seconds": round(self.elapsed, 6),
             "threads": self.threads,
@@ -187,11 +196,59 @@ CHECKSUM = "sha256"  # of each part file's bytes, recorded in the manifest with 
 MAX_GAMES = 10**12  # the most games one run may have (documented in the README)
 PART_RE = re.compile(r"part-(\d+)(?:-(\d+))?\.parquet")  # what this program names its parts
 COMMIT_RATIO = 20  # commit when the time since the last commit is 20x what a commit costs
+KNOB_COLUMNS = "knob_columns"  # manifest key: the rule knobs every part carries as columns
 
 
-def base_manifest(spec, rules, seat_labels, seed, first_game, games, record_detail) -> dict:
+def knob_dtype(knob) -> pl.DataType:
+    """The column type of a rule knob: Boolean (true/false), String (a choice), else Int64
+    (whole numbers; an optional knob's ``none`` is null)."""
+    return {"bool": pl.Boolean(), "choice": pl.String()}.get(knob.kind, pl.Int64())
+
+
+def check_knob_columns(rules: RuleSet, names) -> tuple[str, ...]:
+    """``names`` as a tuple of distinct knobs of ``rules``' game, or ValueError (one sentence)."""
+    out = tuple(str(n) for n in names or ())
+    for n in out:
+        if n not in rules.spec.knob:
+            raise ValueError(
+                f"Knob column '{n}' is not a rule of {rules.spec.title or rules.game}: run"
+                f" 'loba rules --game {rules.game}' to list them."
+            )
+    if len(set(out)) != len(out):
+        raise ValueError(f"A knob column is named twice in {', '.join(out)}.")
+    return out
+
+
+def add_knob_columns(frames: dict, rules: RuleSet, names) -> dict:
+    """The hook that puts rule knobs into a run's tables: each knob in ``names`` becomes a
+    constant column (typed by :func:`knob_dtype`) holding the run's value, after the table's
+    own columns, in every table, so that the runs of a sweep pool in one read with their
+    knobs beside the figures. A table that already has a column of that name keeps its own
+    (Loba's rounds table has ``one_turn_bonus``, the round's bonus).
+
+    The one place knob columns are made: :meth:`Results.from_arrays` calls it for every table
+    it builds, so a whole run (:meth:`Results.write`), every streamed chunk and every part
+    played again on resume (the manifest's ``knob_columns``) hold the same columns."""
+    if not names:
+        return frames
+    out = {}
+    for name, df in frames.items():
+        add = [
+            pl.lit(getattr(rules, k), dtype=knob_dtype(rules.spec.knob[k])).alias(k)
+            for k in names
+            if k not in df.columns
+        ]
+        out[name] = df.with_columns(add) if add else df
+    return out
+
+
+def base_manifest(
+    spec, rules, seat_labels, seed, first_game, games, record_detail, knob_columns=()
+) -> dict:
     """The provenance every run directory carries (game, rules, seating, seed, counts,
-    versions). ``rounds_recorded``: the game's detail table (rounds, hands) was written."""
+    versions). ``rounds_recorded``: the game's detail table (rounds, hands) was written;
+    ``knob_columns`` (only when there are some): the rule knobs its tables carry as columns
+    (:func:`add_knob_columns`)."""
     return {
         "format": FORMAT,
         "game": spec.name,
@@ -209,6 +266,7 @@ def base_manifest(spec, rules, seat_labels, seed, first_game, games, record_deta
         "versions": _versions(),
         "tables": [t.name for t in spec.tables if record_detail or not t.detail],
         "checksum": CHECKSUM,
+        **({KNOB_COLUMNS: list(knob_columns)} if knob_columns else {}),
     }
 
 
@@ -607,6 +665,11 @@ class RunDir:
             t.name for t in spec.main_tables
         } <= set(tabs):
             raise RunDirError(f"'{mp}' is corrupt: 'tables' is missing or malformed.")
+        knobs = man.get(KNOB_COLUMNS, [])
+        if not isinstance(knobs, list) or not all(
+            isinstance(k, str) and k in spec.rules.knob for k in knobs
+        ):
+            raise RunDirError(f"'{mp}' is corrupt: '{KNOB_COLUMNS}' is malformed.")
         try:
             done = from_ranges(man["chunks_done"])
         except (TypeError, ValueError):
@@ -905,6 +968,15 @@ class RunDir:
             if not need <= cols:
                 return Problem(
                     "foreign", path, f"{rel} is not a {self.spec.title} {table} table", name
+                )
+            lacks = [k for k in self.manifest.get(KNOB_COLUMNS, []) if k not in cols]
+            if lacks:
+                return Problem(
+                    "foreign",
+                    path,
+                    f"{rel} lacks the knob column{'s' * (len(lacks) > 1)} {', '.join(lacks)}"
+                    f" the manifest lists ({games})",
+                    name,
                 )
             if not full:
                 return None

@@ -41,6 +41,7 @@ from .games import get_game
 from .house import is_house_file, load_house_rules
 from .policies import Seat, SeatError, parse_seats
 from .results import (
+    KNOB_COLUMNS,
     MAX_GAMES,
     Piece,
     Results,
@@ -49,6 +50,7 @@ from .results import (
     add_aggregates,
     aggregate,
     base_manifest,
+    check_knob_columns,
     human_bytes,
     part_name,
     summarize,
@@ -290,6 +292,7 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     start: int = 0,
     game=None,
+    knob_columns=(),
 ) -> Results:
     """Play ``games`` complete games and return their :class:`Results`.
 
@@ -299,10 +302,13 @@ def simulate(
     default). ``seats``: a comma-separated seat string or a list (one entry per player; None:
     the game's default seating). ``game``: a game name (None: the one the rules name, else
     Loba). ``record_rounds``: also record the game's detail table (Loba's rounds).
-    ``progress(done, total)`` is called after every chunk.
+    ``progress(done, total)`` is called after every chunk. ``knob_columns``: rule knobs
+    added to every table as columns holding this run's values (a sweep's cells,
+    :func:`sim.results.add_knob_columns`).
     """
     label = house_label(rules)
     spec, rules, seat_list = check_run(rules, seats, games, seed, game)
+    knob_columns = check_knob_columns(rules, knob_columns)
     n = len(seat_list)
     used_threads = set_threads(threads)
     R = rules.to_array()
@@ -332,7 +338,16 @@ def simulate(
     elapsed = time.perf_counter() - t0
     outs = tuple(np.concatenate(a) for a in zip(*parts, strict=True))
     res = Results.from_arrays(
-        spec, rules, seat_list, int(seed), start, outs, elapsed, used_threads, bool(record_rounds)
+        spec,
+        rules,
+        seat_list,
+        int(seed),
+        start,
+        outs,
+        elapsed,
+        used_threads,
+        bool(record_rounds),
+        knob_columns,
     )
     if label is not None:
         res.extra["label"] = label  # goes into the manifest of res.write()
@@ -380,6 +395,7 @@ class ChunkJob:
     encode: bool  # True: return Parquet parts (a run directory); False: only the totals
     fail: str = ""  # test hook, LOBA_FAIL_CHUNK of the starting process
     token: str = ""  # unique per run
+    knob_columns: tuple[str, ...] = ()  # rule knobs every part carries as columns
 
     @property
     def n_chunks(self) -> int:
@@ -478,6 +494,7 @@ def play_chunk(job: ChunkJob, k, threads: int | None = None) -> ChunkResult:
         elapsed=t,
         threads=threads or get_threads(),
         detail=job.record_rounds,
+        knob_columns=job.knob_columns,
     )
     del outs
     return ChunkResult(piece, res.parts() if job.encode else None, res.aggregates(), t)
@@ -681,6 +698,7 @@ def stream_run(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     label: str | None = None,
+    knob_columns=(),
 ) -> RunReport:
     """Play a run of any size with bounded memory; what ``loba simulate`` does.
 
@@ -690,10 +708,13 @@ def stream_run(
     this process) or ``"dask"`` (``scheduler`` address, or a local cluster of ``workers``
     processes). ``progress(done, total)`` is called after every chunk. ``game``, ``rules``,
     ``seats``: as for :func:`simulate`. ``label``: a name for the run, kept in its manifest
-    (default: the label of a house-rules file given as ``rules``).
+    (default: the label of a house-rules file given as ``rules``). ``knob_columns``: rule
+    knobs every part carries as columns (:func:`sim.results.add_knob_columns`), listed in the
+    manifest so that a resumed run's parts carry them too.
     """
     label = house_label(rules) if label is None else label
     spec, rules, seat_list = check_run(rules, seats, games, seed, game)
+    knob_columns = check_knob_columns(rules, knob_columns)
     _check_backend(backend, scheduler, workers, chunk_size, threads)
     chunk = chunk_games(games, chunk_size, record_rounds)
     check_chunk_memory(spec, rules, chunk, bool(record_rounds and out_dir is not None))
@@ -710,10 +731,11 @@ def stream_run(
         encode=out_dir is not None,
         fail=os.environ.get("LOBA_FAIL_CHUNK", ""),
         token=uuid.uuid4().hex,
+        knob_columns=knob_columns,
     )
     run = None
     if out_dir is not None:
-        man = base_manifest(spec, rules, labels, seed, 0, games, job.record_rounds)
+        man = base_manifest(spec, rules, labels, seed, 0, games, job.record_rounds, knob_columns)
         man.update(seat_specs=list(job.seat_specs), chunk_size=job.chunk_size, chunks=job.n_chunks)
         if label is not None:
             man["label"] = str(label)
@@ -831,6 +853,7 @@ def resume_run(
             encode=True,
             fail=os.environ.get("LOBA_FAIL_CHUNK", ""),
             token=uuid.uuid4().hex,
+            knob_columns=tuple(m.get(KNOB_COLUMNS, ())),
         )
         if job.n_chunks != run.n_chunks or len(seat_list) != m.get("n_players"):
             raise RunDirError(f"'{run.path / 'manifest.json'}' is corrupt: its counts disagree.")

@@ -127,7 +127,9 @@ def test_sweep_writes_cells_summary_and_plot(capsys, tmp_path):
     b = pl.read_parquet(out / "cells" / "elimination_score=151" / "games.parquet")
     assert a["first_dealer"].to_list() == b["first_dealer"].to_list()
     assert (a["seed"] == 3).all() and (b["seed"] == 3).all()
-    assert (out / "rebuy" / "never" / "elimination_score=101" / "manifest.json").exists()
+    assert a["elimination_score"].to_list() == [101] * 40  # the knob is a column of its cell
+    never = pl.read_parquet(out / "rebuy" / "never" / "elimination_score=101" / "seats.parquet")
+    assert never.schema["elimination_score"] == pl.Int64 and never.height == 40 * 3
     assert s["rebuy_value_low"][0] <= s["rebuy_value"][0] <= s["rebuy_value_high"][0]
     # every cell against the first one, game by game, with the unpaired interval beside
     assert s["baseline"].to_list() == ["elimination_score=101"] * 2
@@ -240,4 +242,40 @@ def test_an_empty_rebuy_table_says_why(capsys, args, reason):
         capsys, "rebuy-value", "--mode", "state", "--games", "5", "--reps", "1", *args
     )
     assert code == 0, err
-    assert out.startswith("0 rebuy decisions") and reason in out
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("0 rebuy decisions") and reason in lines[1]
+    assert len(lines) == 2 and "players_left" not in out  # the sentence, not an empty table
+    # policy mode: the same seeds with seat 0 always and never rebuying are the same games
+    code, out, err = run(capsys, "rebuy-value", "--games", "200", "--seed", "4", *args)
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1 and reason in out
+    assert "paired 95% CI" not in out and "measure" not in out
+    # machine-readable formats keep their table; the reason goes to stderr
+    code, out, err = run(capsys, "rebuy-value", "--games", "200", "--format", "csv", *args)
+    assert code == 0 and out.startswith("measure,") and reason in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_options_of_the_other_rebuy_mode_warn_and_still_run(capsys):
+    code, out, err = run(
+        capsys, "rebuy-value", "--mode", "state", "--games", "2", "--reps", "1",
+        "--seat", "1", "--threads", "1",
+    )  # fmt: skip
+    warn = [line for line in err.splitlines() if line.startswith("Warning:")]
+    assert code == 0 and "rebuy decisions" in out
+    assert warn == [
+        "Warning: --seat has no effect in state mode: it is read in policy mode only.",
+        "Warning: --threads has no effect in state mode: it is read in policy mode only.",
+    ]
+    code, out, err = run(
+        capsys, "rebuy-value", "--games", "50", "--reps", "3", "--by", "round",
+        "--min-cases", "5",
+    )  # fmt: skip
+    warn = [line for line in err.splitlines() if line.startswith("Warning:")]
+    assert code == 0 and "net stakes" in out
+    assert [w.split(" has ")[0] for w in warn] == [
+        "Warning: --reps",
+        "Warning: --by",
+        "Warning: --min-cases",
+    ]
+    assert all(w.endswith("in policy mode: it is read in state mode only.") for w in warn)

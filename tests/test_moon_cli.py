@@ -139,10 +139,19 @@ def test_sweep_of_moon_knobs_writes_cells_summary_and_plot(capsys, tmp_path):
     assert not any(c.startswith("rebuy") for c in s.columns)
     assert (s["mean_hands_low"] <= s["mean_hands"]).all()
     assert (s["mean_hands"] <= s["mean_hands_high"]).all()
-    # cell directories spell the typed value (True), the rules id the knob's (true)
-    a = pl.read_parquet(out / "cells" / "allow_doubles_trump=True" / "games.parquet")
-    b = pl.read_parquet(out / "cells" / "allow_doubles_trump=False" / "games.parquet")
+    # Hive-style cell folders spell the value as the rules id does (true, not True), and
+    # every table carries the knob as a Boolean column
+    a = pl.read_parquet(out / "cells" / "allow_doubles_trump=true" / "games.parquet")
+    b = pl.read_parquet(out / "cells" / "allow_doubles_trump=false" / "games.parquet")
     assert a["first_bidder"].to_list() == b["first_bidder"].to_list()  # the same deals
+    pooled = pl.read_parquet(out / "cells" / "**" / "seats.parquet" / "*.parquet")
+    assert pooled.schema["allow_doubles_trump"] == pl.Boolean and pooled.height == 2 * 300 * 3
+    assert pooled.group_by("allow_doubles_trump").len().sort("len")["len"].to_list() == [900] * 2
+    assert (a["allow_doubles_trump"].all()) and not b["allow_doubles_trump"].any()
+    assert json.loads((out / "sweep.json").read_text())["cells"] == [
+        "allow_doubles_trump=true",
+        "allow_doubles_trump=false",
+    ]
     assert s["mean_hands_paired"][1] and s["made_share_paired"][1]
     lo, hi = s["mean_hands_diff_low"][1], s["mean_hands_diff_high"][1]
     assert lo <= s["mean_hands_diff"][1] <= hi
