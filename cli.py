@@ -354,12 +354,50 @@ def rules_cmd(preset, rules_opt, sets, game, fmt, seats, label):
         click.echo(line)
 
 
+text_json_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output: readable text, or JSON for tools.",
+)
+
+
+def _param_records(obj) -> dict:
+    """Each parameter's default and range (``null`` where none is declared), for JSON."""
+    ranges = getattr(obj, "ranges", {}) or {}
+    return {
+        k: {"default": v, "range": list(ranges[k]) if k in ranges else None}
+        for k, v in obj.params.items()
+    }
+
+
 @cli.command("policies", epilog=EXAMPLES["policies"])
 @game_option
-def policies_cmd(game):
+@text_json_option
+def policies_cmd(game, fmt):
     """List every built-in policy and add-on rule (Loba's rebuy rules) with its parameters,
     defaults and what it does."""
-    for spec in [get_game(game)] if game else [get_game(g) for g in game_names()]:
+    specs = [get_game(game)] if game else [get_game(g) for g in game_names()]
+    if fmt == "json":
+        out = {
+            spec.name: {
+                "policies": {
+                    n: {"params": _param_records(p), "doc": p.doc} for n, p in spec.policies.items()
+                },
+                **{
+                    f"{kind}_rules": {
+                        n: {"params": _param_records(r), "doc": r.doc} for n, r in reg.items()
+                    }
+                    for kind, (reg, _default) in spec.addons.items()
+                },
+            }
+            for spec in specs
+        }
+        click.echo(json.dumps(out, indent=2))
+        return
+    for spec in specs:
         rows = [(name, _params(p), p.doc) for name, p in spec.policies.items()]
         click.echo(f"{spec.title} policies (seat: POLICY[:param=value...]):")
         for line in _table(rows, ("policy", "parameters", "what it does")):
@@ -440,9 +478,25 @@ def moves_cmd(position, after_draw, as_json):
 
 @cli.command("tables", epilog=EXAMPLES["tables"])
 @game_option
-def tables_cmd(game):
+@text_json_option
+def tables_cmd(game, fmt):
     """List the tables a run writes, with every column's type and meaning."""
-    for spec in [get_game(game)] if game else [get_game(g) for g in game_names()]:
+    specs = [get_game(game)] if game else [get_game(g) for g in game_names()]
+    if fmt == "json":
+        out = {
+            spec.name: {
+                t.name: {
+                    "doc": t.doc,
+                    "detail": bool(t.detail),
+                    "columns": [{"name": c.name, "type": c.dtype, "doc": c.doc} for c in t.columns],
+                }
+                for t in spec.tables
+            }
+            for spec in specs
+        }
+        click.echo(json.dumps(out, indent=2))
+        return
+    for spec in specs:
         for t in spec.tables:
             when = " (with --rounds)" if t.detail else ""
             click.echo(f"{spec.name} {t.name}.parquet{when}: {t.doc}")
@@ -1022,7 +1076,8 @@ def audit_cmd(trace):
 @click.option(
     "--quick", is_flag=True, help="Check sizes and checksums only, without decoding the parts."
 )
-def verify_cmd(run_dir, quick):
+@text_json_option
+def verify_cmd(run_dir, quick, fmt):
     """Check every part of RUN_DIR against its manifest (size, SHA-256, rows, games) and name
     anything missing, damaged, foreign or unlisted (exit 0 whole, 1 with one line a problem)."""
     from sim.results import RunDir
@@ -1030,6 +1085,25 @@ def verify_cmd(run_dir, quick):
     run = RunDir.read(run_dir)
     problems = run.inspect(full=not quick)
     m = run.manifest
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "run": str(run.path),
+                    "ok": not problems,
+                    "complete": bool(m["complete"]),
+                    "games": m["games"],
+                    "games_done": run.games_done(),
+                    "checked": "sizes and checksums" if quick else "sizes, checksums, rows, games",
+                    "problems": [
+                        {"kind": p.kind, "path": str(p.path), "part": p.part, "text": p.text}
+                        for p in problems
+                    ],
+                },
+                indent=2,
+            )
+        )
+        sys.exit(1 if problems else 0)
     for p in problems:
         click.echo(p.text + ".")
     if problems:

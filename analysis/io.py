@@ -244,6 +244,9 @@ class Run:
     def seat_labels(self) -> list[str]:
         return list(self.manifest["seats"])
 
+    def _repr_html_(self) -> str:
+        return runs_html([self], [self.rules_id])
+
     @property
     def complete(self) -> bool:
         return self.manifest.get("complete", True) is not False
@@ -372,6 +375,35 @@ class RunSet:
         """The detail table (Loba's rounds, Moon's hands) when every run recorded it, else
         None: figures from it would otherwise cover only some runs' games."""
         return self.rounds if all(r.rounds is not None for r in self.runs) else None
+
+    def _repr_html_(self) -> str:
+        return runs_html(self.runs, self.variant_of)
+
+
+def runs_html(runs: list[Run], variants: list[str]) -> str:
+    """A notebook's view of run directories: one row per run (its variant, game, rules,
+    seats, seed, games and whether the detail table was recorded), from the manifests alone."""
+    import html
+
+    head = ("variant", "run", "rules", "seats", "seed", "games", "detail table")
+    rows = [
+        (
+            v,
+            str(r.path),
+            r.rules_id,
+            ", ".join(r.seat_labels),
+            r.manifest.get("seed", ""),
+            f"{r.n_games:,}",
+            "yes" if r.rounds is not None else "no",
+        )
+        for r, v in zip(runs, variants, strict=True)
+    ]
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    th = "".join(f"<th>{h}</th>" for h in head)
+    n = len(runs)
+    return f"<p>{n} run{'s' * (n != 1)}</p><table><tr>{th}</tr>{cells}</table>"
 
 
 def _tag(lf: pl.LazyFrame, i: int, variant: str) -> pl.LazyFrame:

@@ -348,3 +348,35 @@ def test_options_that_need_out_warn_and_still_run(capsys):
         warn = [line for line in err.splitlines() if line.startswith("Warning:")]
         assert code == 0 and len(warn) == 1, err
         assert warn[0].startswith(f"Warning: {flag} has no effect without --out: ")
+
+
+def test_policies_tables_and_verify_speak_json(tmp_path):
+    """Every command that prints a table has a JSON form for tools."""
+    import json as _json
+
+    from click.testing import CliRunner
+
+    import cli as _cli
+    from sim.games import game_names, get_game
+
+    r = CliRunner().invoke(_cli.cli, ["policies", "--format", "json"])
+    pol = _json.loads(r.output)
+    assert r.exit_code == 0 and set(pol) == set(game_names())
+    hold = pol["loba"]["policies"]["hold"]["params"]["patience"]
+    assert hold == {"default": 3.0, "range": [0, 200]}
+    assert "always" in pol["loba"]["rebuy_rules"]
+    r = CliRunner().invoke(_cli.cli, ["tables", "--game", "moon", "--format", "json"])
+    tab = _json.loads(r.output)["moon"]
+    assert [c["name"] for c in tab["games"]["columns"]] == [
+        c.name for c in next(t for t in get_game("moon").tables if t.name == "games").columns
+    ]
+    run = tmp_path / "run"
+    assert _cli.main(["simulate", "--games", "30", "--out", str(run)]) == 0
+    r = CliRunner().invoke(_cli.cli, ["verify", str(run), "--format", "json"])
+    v = _json.loads(r.output)
+    assert r.exit_code == 0 and v["ok"] is True and v["games_done"] == 30 and v["problems"] == []
+    part = next((run / "games.parquet").glob("*.parquet"))
+    part.write_bytes(b"not parquet")
+    r = CliRunner().invoke(_cli.cli, ["verify", str(run), "--format", "json"])
+    v = _json.loads(r.output)
+    assert r.exit_code == 1 and v["ok"] is False and v["problems"][0]["kind"] == "damaged"

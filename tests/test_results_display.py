@@ -33,3 +33,18 @@ def test_results_html_repr(res):
     h = res._repr_html_()
     assert "loba:pagat" in h and "120 games" in h and "<table>" in h
     assert "win share, seat 2 (random)" in h and "%" in h
+
+
+def test_run_and_run_set_html_repr(tmp_path):
+    """A notebook shows loaded run directories as a table of what each run is."""
+    from analysis import load_run, load_runs
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    sim.simulate("pagat", "greedy,greedy,random", games=40, seed=5).write(a)
+    sim.simulate("pagat(elimination_score=151)", "greedy,greedy,random", games=30, seed=5).write(b)
+    h = load_runs([a, b])._repr_html_()
+    assert h.startswith("<p>2 runs</p><table>") and h.count("<tr>") == 3
+    assert "loba:pagat(elimination_score=151)" in h and "greedy, greedy, random" in h
+    assert "40" in h and "30" in h
+    one = load_run(a)._repr_html_()
+    assert "1 run</p>" in one and str(a) in one
