@@ -121,6 +121,7 @@ EXAMPLES = {
         "loba replay --seats greedy,hold,random --seed 7 --index 1234",
         "loba replay --seed 7 --index 1234 --format jsonl > g.jsonl",
         "loba replay runs/e151 --index 12            # game 12 of a run directory",
+        "loba replay --position examples/moon_play.toml --seed 3   # play on from a position",
     ),
     "audit": _examples("loba audit g.jsonl"),
     "summarize": _examples(
@@ -465,15 +466,18 @@ def check_trick_cmd(trump, led, hand, as_json, tiles):
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
 def moves_cmd(position, after_draw, as_json):
-    """Every legal option of the seat to move in a POSITION file (TOML, see docs/positions.md):
-    draws (and whether the discard may be taken, and why), plays, or discards."""
-    spec = get_game("loba")
-    pos = spec.tools["load_position"](position)
-    m = spec.tools["moves"](pos, after_draw)
+    """Every legal option of the seat to move in a POSITION file (TOML, see docs/positions.md).
+    Loba: draws (and whether the discard may be taken, and why), plays, or discards. Moon
+    (game = "moon"): calls, the widow's discard and trump, or the tiles that may be played
+    (and whether the seat must follow)."""
+    from sim.position import position_game
+
+    positions = position_game(position).positions
+    m = positions.moves(positions.load(position), after_draw)
     if as_json:
         click.echo(json.dumps(m, indent=2))
     else:
-        click.echo(spec.tools["moves_text"](m), nl=False)
+        click.echo(positions.moves_text(m), nl=False)
 
 
 @cli.command("tables", epilog=EXAMPLES["tables"])
@@ -884,8 +888,8 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
     "--seed",
     type=int,
     default=None,
-    help="The run's seed (with --position: orders"
-    " the stock cards the file does not name; default 0).",
+    help="The run's seed (with --position: drives the policies' random choices and, in Loba,"
+    " orders the stock cards the file does not name; default 0).",
 )
 @click.option(
     "--index", "index", type=int, default=None, help="Game index within the run (0 = first)."
@@ -895,13 +899,13 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
     "position",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Play on from a Loba position file (docs/positions.md) instead.",
+    help="Play on from a position file (Loba or Moon, docs/positions.md) instead.",
 )
 @click.option(
     "--to-game-end",
     "to_end",
     is_flag=True,
-    help="With --position: play to the end of the game, not of the round.",
+    help="With --position: play to the end of the game, not of the round (Moon: the hand).",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True
@@ -919,12 +923,16 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
 
     log = _Verbose()
     if position is not None:
-        if index is not None or game not in (None, "loba") or preset or sets or run_dir:
+        from sim.position import position_game
+
+        bad = index is not None or preset or sets or run_dir
+        spec = None if bad else position_game(position)
+        if bad or game not in (None, spec.name):
             raise click.UsageError(
                 "--position replays a position file (its rules are in it): leave out"
                 " RUN_DIR, --index, --game, --rules and --set."
             )
-        events = get_game("loba").tools["replay_position"](position, seats, seed or 0, to_end)
+        events = spec.positions.replay(position, seats, seed or 0, to_end)
         click.echo(to_jsonl(events) if fmt == "jsonl" else to_text(events, only_round), nl=False)
         return
     if game is not None and game.strip().lstrip("-").isdigit():

@@ -42,6 +42,26 @@ class Summary:
     units: dict[str, str] = field(default_factory=dict)  # figure -> unit, for tables
 
 
+@dataclass(frozen=True)
+class Positions:
+    """Positions as files for one game (docs/positions.md; :mod:`sim.position` reads the
+    ``game`` key and picks the game).
+
+    ``load(source)``: a checked position from a TOML file, TOML text or dict (refusals are
+    :class:`sim.position.PositionError`, one sentence naming the field); ``moves(position,
+    after_draw=None)``: the options of the seat to move at its next decision, as a JSON-ready
+    dict (``after_draw``: Loba's ``--after-draw``); ``moves_text(dict)``: them as lines a
+    player reads; ``replay(source, seats, seed, to_game_end)``: the trace's events of the game
+    played on from the position by the kernel, starting with a ``position`` event that the
+    game's auditor reads.
+    """
+
+    load: Callable
+    moves: Callable
+    moves_text: Callable
+    replay: Callable
+
+
 @dataclass(frozen=True, repr=False)
 class GameSpec:
     """One game, as a value. See the module docstring for the kernel contract."""
@@ -66,6 +86,7 @@ class GameSpec:
     bench: Callable | None = None  # (rules, seats, games, seed) -> report lines
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
+    positions: Positions | None = None  # positions as files, if the game reads them
 
     def __repr__(self) -> str:
         return f"GameSpec({self.name!r})"

@@ -95,6 +95,22 @@ HOUSE = {
     "directory": "dir",
 }
 
+# position files (moves POSITION, replay --position): name -> file bytes; the game is read
+# from the file's 'game' key, so a Moon position goes to Moon's reader
+POSITIONS = {
+    "moon_example": (ROOT / "examples" / "moon_play.toml").read_bytes(),
+    "moon_repeated_tile": (ROOT / "examples" / "moon_play.toml")
+    .read_bytes()
+    .replace(b'"5-3 5-2 5-1 4-2 4-1"', b'"5-3 5-2 5-1 4-2 6-4"'),
+    "moon_no_phase": b'game = "moon"\nhands = ["6-4"]\n',
+    "moon_hands_numbers": b'game = "moon"\nphase = "bid"\nhands = [1, 2, 3]\nwidow = "6-6"\n',
+    "moon_trick_table_bad": b'game = "moon"\nphase = "play"\nhands = ["", "", ""]\n'
+    b'widow = "6-6"\nbids = [21]\ntrump = "6"\ndiscard = "5-5"\ntricks = [{ x = 1 }]\n',
+    "unknown_game": b'game = "chess"\n',
+    "game_not_string": b"game = 1\n",
+    "binary": b"\xff\xfe\x00\x80",
+}
+
 # damaged run directories: name -> (the run it spoils, what is done to it)
 DAMAGE = {
     "flipped_bytes": ("run", lambda d: _flip(d / "seats.parquet" / "part-00000.parquet")),
@@ -285,6 +301,10 @@ def resolve(token: str, tmp: Path, shared: Path) -> str:
         return str(tmp / "t.jsonl")
     if name == "trace":
         return str(shared / "trace.jsonl")
+    if name.startswith("position:"):
+        path = tmp / "pösition.toml"
+        path.write_bytes(POSITIONS[name.split(":", 1)[1]])
+        return str(path)
     if name.startswith("house:"):
         data = HOUSE[name.split(":", 1)[1]]
         path = tmp / "hoüse.toml"
@@ -319,6 +339,8 @@ def _values(cmd: str, p: click.Parameter) -> list[str]:
         return PATHS + ["@half", "@legacy"] + [f"@damaged:{k}" for k in DAMAGE]
     if (cmd, p.name) == ("audit", "trace"):
         return PATHS + [f"@trace:{k}" for k in TRACES]
+    if p.name == "position":
+        return PATHS + [f"@position:{k}" for k in POSITIONS]
     if isinstance(p.type, click.Path) or p.name in PATHLIKE:
         return PATHS
     if p.name in RULES_PARAMS:

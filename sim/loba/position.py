@@ -45,12 +45,11 @@ decision, in card notation.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from ..position import PositionError, position_rules, read_position, whole
 from ..rules import RuleError, RuleSet
 from .cards import JOKER, CardError, card_str, parse_card, position_card, rank_of, suit_of
 from .layout import MAX_MELDS, MELD, PH, PLAY, ST, TAT, A, G, M, S
@@ -62,10 +61,6 @@ KEYS = (
     "rebuys status taken partial"
 ).split()
 _JK = re.compile(r"^JK\((\w+)\)$", re.IGNORECASE)
-
-
-class PositionError(ValueError):
-    """A position that cannot be read or cannot occur. One sentence naming the field."""
 
 
 @dataclass
@@ -189,37 +184,11 @@ def load_position(source, rules=None, shuffle: int | None = None) -> Position:
     """A checked :class:`Position` from a TOML file path, TOML text or a dict of the keys in the
     module docstring. ``rules``: overrides the file's rules (a RuleSet or id). ``shuffle``: a
     seed that orders the stock cards the file does not name (None: canonical order)."""
-    if isinstance(source, dict):
-        data = dict(source)
-        where = "the position"
-    else:
-        text, where = _read(source)
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise PositionError(f"{where} is not valid TOML ({e}).") from None
-    unknown = [k for k in data if k not in KEYS]
-    if unknown:
-        raise PositionError(
-            f"{where}: unknown field '{unknown[0]}' (the fields are: {', '.join(KEYS)})."
-        )
+    data, _ = read_position(source, KEYS)
     try:
         return _build(data, rules, shuffle)
     except (RuleError, CardError) as e:
         raise PositionError(str(e)) from None
-
-
-def _read(source) -> tuple[str, str]:
-    s = str(source)
-    if "\n" in s or "=" in s:
-        return s, "the position"
-    p = Path(s)
-    if not p.is_file():
-        raise PositionError(f"Position file '{p}' does not exist.")
-    try:
-        return p.read_text(), f"'{p}'"
-    except (OSError, UnicodeDecodeError) as e:
-        raise PositionError(f"Position file '{p}' cannot be read ({e}).") from None
 
 
 def _cards(value, name: str) -> list[int]:
@@ -235,24 +204,18 @@ def _cards(value, name: str) -> list[int]:
     return out
 
 
-def _int(value, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PositionError(f"'{name}' must be a whole number from {lo} to {hi}, not {value!r}.")
-    return value
-
-
 def _ints(value, name: str, n: int, lo: int, hi: int, default: int) -> list[int]:
     if value is None:
         return [default] * n
     if not isinstance(value, list) or len(value) != n:
         raise PositionError(f"'{name}' must list one number per seat ({n}).")
-    return [_int(v, f"{name}[{q}]", lo, hi) for q, v in enumerate(value)]
+    return [whole(v, f"{name}[{q}]", lo, hi) for q, v in enumerate(value)]
 
 
 def _seat_set(value, name: str, n: int) -> set[int]:
     if not isinstance(value, list):
         raise PositionError(f"'{name}' must be a list of seat numbers.")
-    return {_int(v, name, 0, n - 1) for v in value}
+    return {whole(v, name, 0, n - 1) for v in value}
 
 
 def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
@@ -260,7 +223,7 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
     from .rules import SPEC
 
     if d.get("game", "loba") != "loba":
-        raise PositionError(f"'game' = {d['game']!r}: only loba positions can be read yet.")
+        raise PositionError(f"'game' = {d['game']!r}: not a Loba position.")
     if rules_override is not None:
         rules = (
             rules_override
@@ -268,12 +231,7 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
             else parse_rules_id(str(rules_override), "loba")
         )
     else:
-        r = d.get("rules", SPEC.default_preset)
-        if isinstance(r, dict):
-            r = dict(r)
-            rules = SPEC.make(r.pop("preset", None), **r)
-        else:
-            rules = parse_rules_id(str(r), "loba")
+        rules = position_rules(d.get("rules", SPEC.default_preset), "loba")
     partial = d.get("partial", False)
     if not isinstance(partial, bool):
         raise PositionError(f"'partial' takes true or false, not {partial!r}.")
@@ -291,7 +249,7 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
     if not isinstance(seats, list) or len(seats) != n:
         raise PositionError(f"'seats' must name one policy per seat ({n}).")
     hands = [_cards(h, f"hands[{q}]") for q, h in enumerate(hands_raw)]
-    dealer = _int(d.get("dealer", 0), "dealer", 0, n - 1)
+    dealer = whole(d.get("dealer", 0), "dealer", 0, n - 1)
     status = d.get("status", ["active"] * n)
     if (
         not isinstance(status, list)
@@ -304,13 +262,13 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
         to_move = next(
             q % n for q in range(dealer + 1, dealer + 1 + n) if status[q % n] == "active"
         )
-    to_move = _int(to_move, "to_move", 0, n - 1)
+    to_move = whole(to_move, "to_move", 0, n - 1)
     if status[to_move] != "active":
         raise PositionError(f"'to_move' = {to_move} names a seat that is out of the game.")
     phase = d.get("phase", "draw")
     if phase not in PHASES:
         raise PositionError(f"'phase' must be one of {', '.join(PHASES)}, not {phase!r}.")
-    rnd = _int(d.get("round", 1), "round", 1, rules.max_rounds_per_game)
+    rnd = whole(d.get("round", 1), "round", 1, rules.max_rounds_per_game)
     table = _table(d.get("table", []), rules, n)
     if len(table) > MAX_MELDS:
         raise PositionError(f"'table' holds {len(table)} melds; at most {MAX_MELDS} fit.")
@@ -425,7 +383,7 @@ def _table(items, rules, n) -> list[TableMeld]:
             m = {"cards": m}
         if not isinstance(m, dict) or "cards" not in m:
             raise PositionError(f"'{name}' must be {{ cards = \"...\", owner = SEAT }}.")
-        owner = _int(m.get("owner", 0), f"{name}.owner", 0, n - 1)
+        owner = whole(m.get("owner", 0), f"{name}.owner", 0, n - 1)
         raw = m["cards"].split() if isinstance(m["cards"], str) else list(m["cards"])
         cards, stands = [], []
         for x in raw:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import GameSpec
+from ..game import GameSpec, Positions
 from .api import ADDONS, DECIDE_SIG, DECISIONS
 from .auditor import audit_events
 from .bench import run_bench
@@ -49,11 +49,6 @@ SPEC = GameSpec(
     audit=audit_events,
     bench=run_bench,
     handle=Game,
-    tools={
-        "check_meld": check_meld,
-        "load_position": load_position,
-        "moves": moves,
-        "moves_text": moves_text,
-        "replay_position": replay_position,
-    },
+    tools={"check_meld": check_meld},
+    positions=Positions(load_position, moves, moves_text, replay_position),
 )

@@ -18,6 +18,7 @@ Modules, one job each:
 * :mod:`.trace`    decoding events into JSON-ready dicts and readable text.
 * :mod:`.auditor`  an independent plain-Python re-check of a trace against part B.
 * :mod:`.check`    pure helpers for a ``check`` command (trick winner, legal tiles).
+* :mod:`.position` positions as files: a hand set up at any decision, checked; its options.
 * :mod:`.bench`    games per second (``python -m sim.moon.bench``).
 * :mod:`.spec`     Moon as a :class:`sim.game.GameSpec` (the game-independent seam).
 

@@ -20,6 +20,13 @@ a list of violations, one sentence each (empty = the game followed the rules). I
   follow rule; the winner of each trick.
 * [B9] every score change and running score; [B10] the game ends exactly when it should,
   with the right winner; [B11] the cap; the hand count in the ``end`` event.
+
+A trace replayed from a set-up hand (``loba replay --position``) has a ``position`` event
+instead of the hand's deal: it is read as the events that led to it (:func:`from_position`:
+the deal rebuilt from the tiles held and played, the calls, the declaration steps done, the
+tricks played) and checked like any hand, so the position is held to part B as much as the
+play that follows it; the scores start from the position's. A ``stop`` event ends a trace at
+the end of a hand when the game should not have ended there.
 """
 
 from __future__ import annotations
@@ -90,6 +97,48 @@ def winner_of(tiles: list[tuple[int, int]], contract: str) -> int:
     order = suit_order(called, contract)
     best = min((t for t in tiles if t in order), key=order.index)
     return tiles.index(best)
+
+
+def from_position(e: dict, rules: dict) -> list[dict]:
+    """The events that led to a ``position`` event: the deal (each seat's tiles now and those
+    it played; the bidder's also its discard, less the widow once taken), the calls from the
+    opener, the declaration steps done in the rules' order, the tricks (each won by the next
+    trick's leader)."""
+    h = e["hand"]
+    done = list(e["tricks"])
+    tricks = done + ([e["current"]] if e["current"] else [])
+    dealt = [list(hh) for hh in e["hands"]]
+    plays = []
+    for j, tr in enumerate(tricks):
+        for i, x in enumerate(tr["tiles"]):
+            q = (tr["leader"] + i) % 3
+            dealt[q].append(x)
+            plays.append({"type": "play", "hand": h, "trick": j + 1, "seat": q, "tile": x})
+        if j < len(done):
+            won = tricks[j + 1]["leader"]
+            plays.append({"type": "trick", "hand": h, "trick": j + 1, "winner": won})
+    calls = [
+        {"type": "bid", "hand": h, "seat": (e["opener"] + k) % 3, "bid": b}
+        for k, b in enumerate(e["bids"])
+    ]
+    bidder = next((c["seat"] for c in reversed(calls) if c["bid"] != "pass"), None)
+    steps = {
+        "trump": {"trump": e["trump"]} if e["trump"] is not None else None,
+        "widow": {"tile": e["widow"]} if e["widow_taken"] else None,
+        "discard": {"tile": e["discard"]} if e["discard"] is not None else None,
+    }
+    if bidder is not None:
+        if e["discard"] is not None:
+            dealt[bidder].append(e["discard"])
+        if e["widow_taken"]:
+            dealt[bidder] = [x for x in dealt[bidder] if read_tile(x) != read_tile(e["widow"])]
+    order = ["trump", "widow", "discard"] if rules["trump_before_widow"] else ["widow", "discard"]
+    order += [] if rules["trump_before_widow"] else ["trump"]
+    declared = [
+        {"type": k, "hand": h, "seat": bidder, **steps[k]} for k in order if steps[k] is not None
+    ]
+    deal = {"type": "deal", "hand": h, "opener": e["opener"], "hands": dealt, "widow": e["widow"]}
+    return [deal, *calls, *declared, *plays]
 
 
 class _Hand:
@@ -166,10 +215,21 @@ def audit(events: list[dict], finished: bool = True) -> list[str]:
         if why is not None:
             over = (w, why)
 
+    body = []
     for e in events[1:]:
+        body.append(e)
+        if e.get("type") == "position":
+            body += from_position(e, rules)
+    for e in body:
         t = e.get("type")
         if ended:
             fail(f"Event {t} after the end of the game.")
+            continue
+        if t == "position":
+            if hand_no or cur is not None:
+                fail(f"A position event after hand {hand_no} began.")
+            hand_no = e["hand"] - 1
+            scores[:] = e["scores"]
             continue
         if t == "deal":
             if cur is not None:
@@ -187,7 +247,7 @@ def audit(events: list[dict], finished: bool = True) -> list[str]:
             tiles = [read_tile(x) for hh in e["hands"] for x in hh] + [read_tile(e["widow"])]
             if any(len(hh) != 7 for hh in e["hands"]) or len(e["hands"]) != 3:
                 fail(f"Hand {hand_no}: a hand does not have 7 tiles [B3].")
-            if len(set(tiles)) != 22 or set(tiles) != TILE_SET:
+            if len(tiles) != 22 or set(tiles) != TILE_SET:
                 fail(f"Hand {hand_no}: the deal is not the 22-tile set, each tile once [B1].")
             cur.hands = [{read_tile(x) for x in hh} for hh in e["hands"]]
             cur.widow = read_tile(e["widow"])
@@ -335,6 +395,11 @@ def audit(events: list[dict], finished: bool = True) -> list[str]:
             h.scored = True
         elif t == "bad_answer":
             pass
+        elif t == "stop":
+            close_hand(h)
+            ended = True
+            if over is not None:
+                fail(f"The trace stops after hand {hand_no}, but the game should have ended [B10].")
         elif t == "end":
             close_hand(h)
             ended = True

@@ -37,7 +37,8 @@ def contract_words(c: int) -> str:
     return f"{c}s are trump"
 
 
-def _suit_words(led: int) -> str:
+def suit_words(led: int) -> str:
+    """``trumps`` or ``5s``: a led suit ([B7]) in words."""
     return "trumps" if led == LED_TRUMP else f"{led}s"
 
 
@@ -51,7 +52,7 @@ def trick_winner_explained(trump_text: str, tiles_text) -> tuple[int, str]:
     led = int(led_suit(ts[0], c))
     win = tile_str(ts[w])
     lead_words = (
-        f"{tile_str(ts[0])} leads {_suit_words(led)}"
+        f"{tile_str(ts[0])} leads {suit_words(led)}"
         if led == LED_TRUMP
         else f"{tile_str(ts[0])} leads {led}s"
     )

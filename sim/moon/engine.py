@@ -266,7 +266,8 @@ def deal_hand(st, deck, use_deck, tiles, tr):
 def auction(st, R, fns, params, bufs, tr):
     """[B4] one circuit from the opener: each seat passes or bids strictly higher (4, 5, 6, 7,
     21); 21 ends the auction at once. All pass: ``redeal`` voids the hand; ``force_last``
-    denies the last seat the pass."""
+    denies the last seat the pass. Seats that have spoken (``S.SAID``: a hand set up
+    mid-auction, :mod:`.position`) keep their calls."""
     g = st.g
     s = st.s
     opts = bufs[2]
@@ -274,6 +275,10 @@ def auction(st, R, fns, params, bufs, tr):
     bidder = -1
     for k in range(MAX_SEATS):
         q = (g[G.OPENER] + k) % MAX_SEATS
+        if s[q, S.SAID] >= 0:  # spoke before (a hand set up mid-auction, .position)
+            if s[q, S.SAID] != PASS:
+                bidder = q
+            continue
         n = 0
         if not (k == MAX_SEATS - 1 and bidder < 0 and R[RULE.ALL_PASS] == ALL_PASS.FORCE_LAST):
             opts[0, 0] = PASS
@@ -315,30 +320,41 @@ def contract_ok(R, c):
     return c != DOUBLES or R[RULE.ALLOW_DOUBLES_TRUMP] == 1
 
 
+@kernel(inline="always")
+def take_widow(st, b, tr):
+    """[B5] the bidder ``b`` takes the widow into its hand."""
+    w = st.g[G.WIDOW]
+    st.hands[b, w] = 1
+    st.s[b, S.BITS] |= bit(w)
+    if tr is not None:
+        ev(tr, E.WIDOW, st.g[G.HAND], b, w, 0, 0, 0)
+
+
 @kernel
 def declare(st, R, fns, params, bufs, tr):
     """[B5] the bidder takes the widow, discards one tile face down (possibly the widow; dead
-    for the hand) and names trump; with ``trump_before_widow`` it names trump first."""
+    for the hand) and names trump; with ``trump_before_widow`` it names trump first. A step
+    already done (trump named, the widow in the bidder's hand: a hand set up mid-declaration,
+    :mod:`.position`) is not done again."""
     g = st.g
     opts = bufs[2]
     h = g[G.HAND]
     b = g[G.BIDDER]
     hand = st.hands[b]
     if R[RULE.TRUMP_BEFORE_WIDOW] == 1:
-        n = 0
-        for c in range(N_CONTRACTS):
-            if contract_ok(R, c):
-                opts[n, 0] = -1
-                opts[n, 1] = c
-                n += 1
-        i = decide(fns[b][1], st, R, b, DEC.TRUMP, params, bufs, n, tr)
-        g[G.TRUMP] = opts[i, 1]
-        if tr is not None:
-            ev(tr, E.TRUMP, h, b, g[G.TRUMP], 0, 0, 0)
-        hand[g[G.WIDOW]] = 1
-        st.s[b, S.BITS] |= bit(g[G.WIDOW])
-        if tr is not None:
-            ev(tr, E.WIDOW, h, b, g[G.WIDOW], 0, 0, 0)
+        if g[G.TRUMP] < 0:  # not named yet (a hand set up mid-declaration may have named it)
+            n = 0
+            for c in range(N_CONTRACTS):
+                if contract_ok(R, c):
+                    opts[n, 0] = -1
+                    opts[n, 1] = c
+                    n += 1
+            i = decide(fns[b][1], st, R, b, DEC.TRUMP, params, bufs, n, tr)
+            g[G.TRUMP] = opts[i, 1]
+            if tr is not None:
+                ev(tr, E.TRUMP, h, b, g[G.TRUMP], 0, 0, 0)
+        if hand[g[G.WIDOW]] == 0:
+            take_widow(st, b, tr)
         n = 0
         for t in range(N_TILES):
             if hand[t] != 0:
@@ -353,10 +369,8 @@ def declare(st, R, fns, params, bufs, tr):
         if tr is not None:
             ev(tr, E.DISCARD, h, b, d, 0, 0, 0)
     else:
-        hand[g[G.WIDOW]] = 1
-        st.s[b, S.BITS] |= bit(g[G.WIDOW])
-        if tr is not None:
-            ev(tr, E.WIDOW, h, b, g[G.WIDOW], 0, 0, 0)
+        if hand[g[G.WIDOW]] == 0:  # not taken yet (a hand set up mid-declaration may hold it)
+            take_widow(st, b, tr)
         n = 0
         for t in range(N_TILES):
             if hand[t] != 0:
@@ -381,7 +395,8 @@ def declare(st, R, fns, params, bufs, tr):
 @kernel
 def play_tricks(st, R, fns, params, bufs, tr, limit):
     """[B7] up to ``limit`` tricks of the hand under way: the leader, then leader+1, leader+2,
-    each playing a legal tile; [B8] the winner takes the trick and leads the next. After the
+    each playing a legal tile (a trick set up with tiles already down goes on from them,
+    :mod:`.position`); [B8] the winner takes the trick and leads the next. After the
     seventh trick the hand is scored ([B9]) and the phase becomes PH.SETTLE. The trick loop
     lives here so that a batch pays one call per hand (each call passes every array)."""
     g = st.g
@@ -399,7 +414,13 @@ def play_tricks(st, R, fns, params, bufs, tr, limit):
         t0 = -1
         t1 = -1
         t2 = -1
-        for j in range(MAX_SEATS):
+        j0 = g[G.NPLAYED] - MAX_SEATS * k  # tiles down already (a hand set up mid-trick)
+        if j0 > 0:
+            t0 = st.played[PL.TILE + MAX_SEATS * k]
+            lead = t0
+            if j0 > 1:
+                t1 = st.played[PL.TILE + MAX_SEATS * k + 1]
+        for j in range(j0, MAX_SEATS):
             q = (leader + j) % MAX_SEATS
             m = legal_mask(s[q, S.BITS], lead, trump)
             n = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import GameSpec, Summary
+from ..game import GameSpec, Positions, Summary
 from .api import DECIDE_SIG, DECISIONS
 from .auditor import audit
 from .bench import run_bench
@@ -19,9 +19,10 @@ from .kernel import run_games
 from .layout import MAX_SEATS
 from .play import Game
 from .policies import POLICIES
+from .position import load_position, moves, moves_text
 from .rules import SPEC as RULES
 from .schema import TABLES
-from .trace import replay, to_text
+from .trace import replay, replay_position, to_text
 
 
 def play_batch(R, n_players, seed, start, count, fns, params, outs):
@@ -99,4 +100,5 @@ SPEC = GameSpec(
     bench=run_bench,
     handle=Game,
     tools={"trick_winner": trick_winner_explained, "legal_tiles": legal_tiles},
+    positions=Positions(load_position, moves, moves_text, replay_position),
 )

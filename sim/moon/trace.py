@@ -19,6 +19,11 @@ Schema (one object per event; fields may be added, never renamed)::
     score    hand bidder bid tricks made deltas[3] scores[3]   (tricks: the bidder's)
     bad_answer hand seat decision answer   (an out-of-range answer, read as the first option)
     end      hand winner hands reason      (winner null if unfinished; reason target|moon|cap)
+    position hand opener phase to_move hands[3] widow widow_taken bids trump discard tricks
+             current scores                (a replay from a set-up hand: right after the
+                                            header, instead of its deal; :func:`position_event`)
+    stop     hand reason                   (a replay from a position stopped at the end of its
+                                            hand, not of the game)
 
 The order of ``widow`` / ``discard`` / ``trump`` is the order they happened: widow, discard,
 trump by default; trump, widow, discard under ``trump_before_widow`` ([B5]).
@@ -132,12 +137,98 @@ def replay(rules, policies, seed: int, game: int) -> list[dict]:
     return decode(record(rules, policies, seed, game))
 
 
+def position_event(pos) -> dict:
+    """The ``position`` event that starts a trace replayed from a set-up hand
+    (:mod:`.position`): the hand's number and opener, the phase and the seat to move, every
+    seat's tiles now, the widow and whether it was taken, the calls so far (from the opener),
+    trump and the dead tile once there, the tricks done and the one under way (each with its
+    leader, tiles in play order) and the scores before the hand."""
+
+    def trick(tr) -> dict:
+        return {"leader": tr.leader, "tiles": [tile_str(t) for t in tr.tiles]}
+
+    return {
+        "type": "position",
+        "hand": pos.hand,
+        "opener": pos.opener,
+        "phase": pos.phase,
+        "to_move": pos.to_move,
+        "hands": [[tile_str(t) for t in sorted(h)] for h in pos.hands],
+        "widow": tile_str(pos.widow),
+        "widow_taken": pos.widow_taken,
+        "bids": ["pass" if b == PASS else b for b in pos.bids],
+        "trump": None if pos.trump < 0 else TRUMP_NAMES[pos.trump],
+        "discard": None if pos.discard < 0 else tile_str(pos.discard),
+        "tricks": [trick(tr) for tr in pos.tricks],
+        "current": None if pos.current is None else trick(pos.current),
+        "scores": list(pos.scores),
+    }
+
+
+def replay_position(source, seats=None, seed: int = 0, to_game_end: bool = False) -> list[dict]:
+    """Play on from a position file (or dict, :mod:`.position`) with the kernel, to the end of
+    the hand (a final ``stop`` event) or of the game; returns the trace's events. Every tile of
+    the hand is known, so ``seed`` drives only the policies' random choices (and the shuffles
+    of later hands)."""
+    from .play import TRACE_EVENTS
+    from .position import load_position
+
+    pos = load_position(source)
+    cap = TRACE_EVENTS
+    while True:
+        g = pos.game(seats, seed=seed, trace=cap)
+        if to_game_end:
+            g.play()
+        else:
+            g.play_hand()
+        if not g.trace_arrays()[2]:
+            break
+        cap *= 4
+    events = decode(g)
+    events.insert(1, position_event(pos))
+    if events[-1]["type"] != "end":
+        events.append({"type": "stop", "hand": g.hand_no, "reason": "end of hand"})
+    return events
+
+
 def to_jsonl(events: Iterable[dict]) -> str:
     return "".join(json.dumps(e) + "\n" for e in events)
 
 
 def _trump_words(name: str) -> str:
     return {"doubles": "doubles trump", "no_trump": "no trump"}.get(name, f"{name}s trump")
+
+
+def _call_words(seat: int, bid) -> str:
+    if bid == "pass":
+        return f"seat {seat} passes"
+    return f"seat {seat} bids {bid}" + (" (moon)" if bid == 21 else "")
+
+
+def _position_lines(e: dict) -> tuple[list[str], list[str]]:
+    """A ``position`` event as lines, and the trick under way as play notes."""
+    lines = [
+        f"Hand {e['hand']} (seat {e['opener']} bids first), from a set-up position at phase"
+        f" {e['phase']}, seat {e['to_move']} to move:"
+    ]
+    for q, h in enumerate(e["hands"]):
+        lines.append(f"  seat {q}: {' '.join(h)}")
+    lines.append(f"  widow: {e['widow']}" + (" (taken)" if e["widow_taken"] else ""))
+    if e["bids"]:
+        calls = (_call_words((e["opener"] + k) % 3, b) for k, b in enumerate(e["bids"]))
+        lines.append("  " + ", ".join(calls))
+    if e["discard"] is not None:
+        lines.append(f"  the bidder discarded {e['discard']} face down")
+    if e["trump"] is not None:
+        lines.append(f"  {_trump_words(e['trump'])}")
+    cur = e["current"] or {"leader": None, "tiles": []}
+    done = e["tricks"]
+    for j, tr in enumerate(done):
+        won = done[j + 1]["leader"] if j + 1 < len(done) else cur["leader"]
+        plays = " ".join(f"{(tr['leader'] + i) % 3}:{x}" for i, x in enumerate(tr["tiles"]))
+        lines.append(f"  trick {j + 1}: {plays} -> seat {won}")
+    lines.append(f"  scores {e['scores']}")
+    return lines, [f"{(cur['leader'] + i) % 3}:{x}" for i, x in enumerate(cur["tiles"])]
 
 
 def to_text(events: Iterable[dict], only_round: int | None = None) -> str:
@@ -160,12 +251,11 @@ def to_text(events: Iterable[dict], only_round: int | None = None) -> str:
             for q, h in enumerate(e["hands"]):
                 lines.append(f"  seat {q}: {' '.join(h)}")
             lines.append(f"  widow: {e['widow']}")
+        elif t == "position":
+            more, trick = _position_lines(e)
+            lines += more
         elif t == "bid":
-            lines.append(
-                f"  seat {e['seat']} passes"
-                if e["bid"] == "pass"
-                else f"  seat {e['seat']} bids {e['bid']}" + (" (moon)" if e["bid"] == 21 else "")
-            )
+            lines.append("  " + _call_words(e["seat"], e["bid"]))
         elif t == "redeal":
             lines.append("  all pass: the hand is void and redealt")
         elif t == "widow":
@@ -190,6 +280,8 @@ def to_text(events: Iterable[dict], only_round: int | None = None) -> str:
                 f"  seat {e['seat']} answered {e['answer']} to a {e['decision']} decision: "
                 "read as the first option"
             )
+        elif t == "stop":
+            lines.append(f"The replay stops at the end of hand {e['hand']}.")
         elif t == "end":
             if e["winner"] is None:
                 lines.append(f"Unfinished after {e['hands']} hands (cap).")
