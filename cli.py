@@ -147,6 +147,12 @@ EXAMPLES = {
         "loba rebuy-value --mode state --games 2000 --plot rebuy.png",
         "loba rebuy-value --seats greedy,greedy,greedy --format json",
     ),
+    "tournament": _examples(
+        "loba tournament --seats-pool random,greedy,hold,careful,wary --players 4 --games 2000",
+        "loba tournament --seats-pool greedy,hold:patience=1,hold:patience=6 --plot t.png",
+        "loba tournament --players 3 --all-orders --out runs/t3 --format json",
+        "loba tournament --game moon --games 5000    # random, greedy, count at 3 seats",
+    ),
 }
 
 ENVIRONMENT = """\b
@@ -1491,23 +1497,13 @@ def rebuy_value_cmd(
     from analysis import plots, words
     from analysis import rebuy as rb
     from analysis.text import render
-    from sim.results import atomic_output, check_out_dir, check_out_file
+    from sim.results import atomic_output, check_out_dir
 
     rules, seats, _ = _run_setup(preset, sets, seats, "loba")
     seats = seats or get_game("loba").default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
-    if plot_file is not None:  # every destination is checked before any game is played
-        check_out_file(plot_file, "Plot file")
-        from matplotlib.figure import Figure
-
-        kinds = Figure().canvas.get_supported_filetypes()
-        kind = Path(plot_file).suffix.lstrip(".").lower()
-        if kind and kind not in kinds:
-            raise ValueError(
-                f"--plot '{plot_file}': matplotlib cannot write .{kind} files; use .png or"
-                f" one of {', '.join(sorted(kinds))}."
-            )
+    _check_plot_file(plot_file)  # every destination is checked before any game is played
     if out_dir is not None:
         check_out_dir(out_dir)
     from sim.runner import check_run
@@ -1578,9 +1574,169 @@ def rebuy_value_cmd(
             click.echo(line, err=True)
         click.echo(render(table, fmt))
     if fig is not None:
-        with atomic_output(plot_file, "Plot file") as tmp:
-            fig.savefig(tmp, dpi=110, format=Path(plot_file).suffix.lstrip(".").lower() or "png")
-        click.echo(f"wrote {plot_file}", err=True)
+        _save_plot(fig, plot_file)
+
+
+def _check_plot_file(plot_file) -> None:
+    """--plot FILE: writable, and of a kind matplotlib writes (one sentence if not)."""
+    if plot_file is None:
+        return
+    from matplotlib.figure import Figure
+
+    from sim.results import check_out_file
+
+    check_out_file(plot_file, "Plot file")
+    kinds = Figure().canvas.get_supported_filetypes()
+    kind = Path(plot_file).suffix.lstrip(".").lower()
+    if kind and kind not in kinds:
+        raise ValueError(
+            f"--plot '{plot_file}': matplotlib cannot write .{kind} files; use .png or"
+            f" one of {', '.join(sorted(kinds))}."
+        )
+
+
+def _save_plot(fig, plot_file) -> None:
+    """Write a figure whole or not at all (temporary file, renamed) and say so on stderr."""
+    from sim.results import atomic_output
+
+    with atomic_output(plot_file, "Plot file") as tmp:
+        fig.savefig(tmp, dpi=110, format=Path(plot_file).suffix.lstrip(".").lower() or "png")
+    click.echo(f"wrote {plot_file}", err=True)
+
+
+PROGRESS_AFTER = 2.0  # seconds: a tournament this long says on stderr which seating it plays
+
+
+@cli.command("tournament", epilog=EXAMPLES["tournament"])
+@game_option
+@rules_option
+@set_option
+@click.option(
+    "--seats-pool",
+    "pool",
+    default=None,
+    metavar="SEAT,SEAT,...",
+    help="The policies to rate, as seat strings (greedy, hold:patience=2, my.py:NAME,"
+    " greedy+rebuy=never; default: every built-in policy of the game).",
+)
+@click.option(
+    "--players",
+    default=None,
+    type=int,
+    help="Seats at each table (default: the game's usual table, 4 for Loba, 3 for Moon).",
+)
+@click.option(
+    "--games",
+    default=2000,
+    show_default=True,
+    type=int,
+    help="Games per seating; every seating plays the same deals (games 0..N-1 of --seed).",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Run seed (every seating).")
+@click.option(
+    "--repeats",
+    is_flag=True,
+    help="Also seatings where a policy sits more than once (every group with at least two"
+    " different policies).",
+)
+@click.option(
+    "--all-orders",
+    is_flag=True,
+    help="Every order of each group of policies, not only its rotations (k! seatings a group"
+    " instead of k), so each policy also sits after each other one equally often.",
+)
+@click.option(
+    "--resamples",
+    default=200,
+    show_default=True,
+    type=int,
+    help="Bootstrap resamples of the deals for the ratings' 95% intervals (20 to 100,000).",
+)
+@click.option("--threads", default=None, type=int, help="Kernel threads (default: all cores).")
+@click.option(
+    "--out",
+    "out_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Write a run directory per seating (OUT/seatings/NNN-SEATS/, read by 'loba"
+    " summarize') and OUT/tournament.json (settings, ratings, win shares).",
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Allow writing into a non-empty --out (replacing a previous tournament's seatings/).",
+)
+@click.option(
+    "--plot",
+    "plot_file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Save a figure (PNG) here: the ratings with their intervals and the win-share matrix.",
+)
+@format_option
+@verbose_option
+def tournament_cmd(
+    game,
+    preset,
+    sets,
+    pool,
+    players,
+    games,
+    seed,
+    repeats,
+    all_orders,
+    resamples,
+    threads,
+    out_dir,
+    overwrite,
+    plot_file,
+    fmt,
+):
+    """Rate policies against each other: every seating of --players seats from the pool, on
+    the same deals, rated by their finishing order (Plackett-Luce, bootstrap intervals), with
+    each pair's win shares.
+
+    Seatings: every combination of --players different pool policies, each in its rotations
+    (so each policy sits in every seat equally often); with fewer policies than seats, every
+    group in which each pool policy sits. --games N is per seating. A rating difference d
+    means: finishes above the other with probability 1 / (1 + e^-d).
+    """
+    from analysis import tournament as T
+    from analysis.text import render, tournament_text
+    from sim.runner import set_threads
+
+    log = _Verbose()
+    rules = _rules(preset, sets, game)
+    plan = T.plan(rules, pool, players, games, seed, resamples, repeats, all_orders)
+    set_threads(threads)
+    if out_dir is not None:
+        from sim.results import check_out_dir
+
+        check_out_dir(out_dir, overwrite)
+    _check_plot_file(plot_file)
+    log.run(rules, list(plan.pool), seed, preset)
+    log(f"{plan.describe()}; {games:,} games each, {plan.total_games:,} in all")
+    _announce_compile(rules.game)
+    start = time.perf_counter()
+
+    def progress(i, n, seating):
+        if time.perf_counter() - start > PROGRESS_AFTER or log.on:
+            click.echo(f"seating {i + 1}/{n}: {','.join(seating)}", err=True)
+
+    res = T.run_tournament(plan, threads, out_dir, overwrite, progress)
+    log(f"played and rated in {log.lap():.2f} s")
+    if fmt == "json":
+        click.echo(json.dumps(res.to_dict(), indent=1, default=str))
+    elif fmt == "csv":
+        click.echo(render(res.policies, "csv"))
+    else:
+        click.echo(tournament_text(res))
+    if plot_file is not None:
+        from analysis.plots import tournament_plot
+
+        _save_plot(tournament_plot(res.policies, res.pairs, plan.pool[0]), plot_file)
+    if out_dir is not None:
+        click.echo(f"wrote {out_dir} ({T.FILE}, {T.SEATINGS}/)", err=True)
 
 
 def main(argv=None) -> int:

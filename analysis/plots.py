@@ -29,6 +29,14 @@ def _short(v: str, width: int = 48) -> str:
     return v if len(v) <= width else v[: width - 1] + "…"
 
 
+def _cell_text(ax, x, y, text: str, colour=None, threshold: float = 0.5, **kw) -> None:
+    """Annotate a heatmap cell, in white on a dark ``colour`` (an RGBA tuple) and in black
+    otherwise (or without one)."""
+    light = 1.0 if colour is None else 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
+    ink = "w" if light < threshold else "k"
+    ax.text(x, y, text, ha="center", va="center", fontsize=7, color=ink, **kw)
+
+
 def survival_plot(surv: pl.DataFrame, show_games: bool = True) -> Figure:
     """Share of players still in after each round (band: 95% Wilson), one line per variant;
     dotted: share of games still running."""
@@ -238,18 +246,8 @@ def rebuy_heatmap(tab: pl.DataFrame, gap_edges=GAP_EDGES, title: str | None = No
                     )
                 )
                 txt = f"{r['value']:+.2f}\nn={r['cases']}\ntoo few"
-            rgb = cmap(norm(r["value"]))[:3]
-            dark = not r["thin"] and 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.45
-            ax.text(
-                j,
-                i,
-                txt,
-                ha="center",
-                va="center",
-                fontsize=7,
-                zorder=3,
-                color="w" if dark else "k",
-            )
+            shade = None if r["thin"] else cmap(norm(r["value"]))
+            _cell_text(ax, j, i, txt, shade, threshold=0.45, zorder=3)
         for i in range(len(players)):
             for j in range(len(bands)):
                 if np.isnan(grid[i, j]):
@@ -397,18 +395,8 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
                         )
                     )
             shown = dev[i, j] if centred else grid[i, j]
-            rgb = im.cmap(im.norm(shown))[:3]
-            dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.5
-            ax.text(
-                j,
-                i,
-                f"{grid[i, j]:.2f}{mark}\n[{lo * f:.2f}, {hi * f:.2f}]",
-                ha="center",
-                va="center",
-                fontsize=7,
-                zorder=3,
-                color="w" if dark else "k",
-            )
+            text = f"{grid[i, j]:.2f}{mark}\n[{lo * f:.2f}, {hi * f:.2f}]"
+            _cell_text(ax, j, i, text, im.cmap(im.norm(shown)), zorder=3)
     ax.set_xticks(range(len(v2)))
     ax.set_xticklabels([str(x) for x in v2])
     ax.set_yticks(range(len(v1)))
@@ -451,4 +439,58 @@ def rebuy_policy_plot(table: pl.DataFrame) -> Figure:
         ax.set_title(r["measure"])
         ax.grid(alpha=0.3, axis="x")
     fig.suptitle("Rebuy value, policy level: 95% intervals")
+    return fig
+
+
+def tournament_plot(policies: pl.DataFrame, pairs: pl.DataFrame, anchor: str) -> Figure:
+    """A tournament (:mod:`analysis.tournament`): each policy's rating with its 95% bootstrap
+    interval (left; ``anchor`` = 0), and the win-share matrix (right): the row policy's win
+    share in the games where the column policy sits too, coloured by its distance from the
+    row's fair share (blue above, red below), annotated with the 95% Wilson interval."""
+    import matplotlib as mpl
+
+    names = policies["policy"].to_list()
+    n = len(names)
+    fig = Figure(figsize=(6.5 + 1.3 * n, 1.2 + 0.75 * max(n, 3)), layout="constrained")
+    ax, hm = fig.subplots(1, 2, width_ratios=[1, 1.3])
+    ranked = policies.sort("rating")
+    y = np.arange(ranked.height)
+    r = ranked["rating"].to_numpy()
+    err = np.vstack([r - ranked["ci_low"].to_numpy(), ranked["ci_high"].to_numpy() - r])
+    ax.errorbar(r, y, xerr=err, fmt="o", capsize=5, color="C0")
+    ax.axvline(0, color="k", linewidth=0.8, linestyle="--")
+    ax.set_yticks(y)
+    ax.set_yticklabels([_short(v, 24) for v in ranked["policy"].to_list()])
+    ax.set_xlabel(f"rating (log-strength, {_short(anchor, 20)} = 0)")
+    ax.set_title("Plackett–Luce rating, 95% bootstrap interval")
+    ax.grid(alpha=0.3, axis="x")
+    fair = dict(zip(names, policies["fair_share"].to_list(), strict=True))
+    grid = np.full((n, n), np.nan)
+    dev = np.full((n, n), np.nan)
+    cells = {}
+    for row in pairs.iter_rows(named=True):
+        if row["policy"] in fair and row["opponent"] in fair:
+            i, j = names.index(row["policy"]), names.index(row["opponent"])
+            grid[i, j] = row["share"]
+            dev[i, j] = 100 * (row["share"] - fair[row["policy"]])
+            cells[i, j] = row
+    m = max(1.0, float(np.nanmax(np.abs(dev))) if np.isfinite(dev).any() else 1.0)
+    norm = mpl.colors.TwoSlopeNorm(vmin=-m, vcenter=0.0, vmax=m)
+    im = hm.imshow(dev, cmap="RdBu", norm=norm, aspect="auto")
+    for (i, j), row in cells.items():
+        text = (
+            f"{fmt.share(row['share'], 1)}\n{fmt.interval(row['ci_low'], row['ci_high'], 'share')}"
+        )
+        _cell_text(hm, j, i, text, im.cmap(norm(dev[i, j])))
+    for i in range(n):
+        hm.text(i, i, "—", ha="center", va="center", color="0.5")
+    labels = [_short(v, 16) for v in names]
+    hm.set_xticks(range(n))
+    hm.set_xticklabels(labels, rotation=30, ha="right")
+    hm.set_yticks(range(n))
+    hm.set_yticklabels(labels)
+    hm.set_xlabel("opponent (sits in the same games)")
+    hm.set_ylabel("policy")
+    hm.set_title("Win share of the row policy in games with the column policy")
+    fig.colorbar(im, ax=hm, label="percentage points above (blue) / below (red) its fair share")
     return fig

@@ -98,12 +98,18 @@ def sweep_cells(
     return cells
 
 
+def path_safe(text: str, keep: str = "") -> str:
+    """``text`` as a folder name: characters other than letters, digits, ``_.=+-`` and those
+    in ``keep`` become ``_``."""
+    return re.sub(rf"[^A-Za-z0-9_.=+{re.escape(keep)}-]", "_", text)
+
+
 def _spelled(cell: dict) -> list[str]:
     """``KNOB=VALUE`` for each knob of a cell, the value spelled as in the rules id
     (``true``/``false``, ``none``)."""
     from sim.rules import fmt_value
 
-    return [re.sub(r"[^A-Za-z0-9_.=+-]", "_", f"{k}={fmt_value(v)}") for k, v in cell.items()]
+    return [path_safe(f"{k}={fmt_value(v)}") for k, v in cell.items()]
 
 
 def cell_label(cell: dict) -> str:
@@ -302,21 +308,22 @@ def _rebuy_table(rules, labels, seatings, res, cell, games, seed, threads, outp,
     return paired_rebuy_value(a.games, a.seats, b.games, b.seats, 0)
 
 
-def _clear_runs(outp: Path) -> None:
-    """--overwrite: remove a previous sweep's ``cells/`` and ``rebuy/`` first, so that reading
-    ``OUT/cells/**`` pools this sweep's cells only (not those of another grid, nor the flat
-    cell folders of sweeps from before the Hive-style layout)."""
+def clear_runs(outp: Path, subs=("cells", "rebuy"), what: str = "sweep") -> None:
+    """--overwrite: remove a previous sweep's ``cells/`` and ``rebuy/`` (a tournament's
+    ``seatings/``) first, so that reading ``OUT/cells/**`` pools this sweep's cells only (not
+    those of another grid, nor the flat cell folders of sweeps from before the Hive-style
+    layout)."""
     import shutil
 
     from sim.results import why
 
-    for sub in ("cells", "rebuy"):
+    for sub in subs:
         d = outp / sub
         try:
             if d.is_dir() and not d.is_symlink():
                 shutil.rmtree(d)
         except OSError as e:
-            msg = f"Could not remove the previous sweep's '{d}' ({why(e)})."
+            msg = f"Could not remove the previous {what}'s '{d}' ({why(e)})."
             raise AnalysisError(msg) from None
 
 
@@ -382,7 +389,7 @@ def run_sweep(
             raise AnalysisError(str(e)) from None
     seatings = _rebuy_seatings(labels) if rebuy_value and analysis_of(game).rebuys else None
     if outp is not None and overwrite:
-        _clear_runs(outp)
+        clear_runs(outp)
     rows = []
     played = []
     for i, (cell, rules) in enumerate(cells):

@@ -143,3 +143,73 @@ def compare_text(cmp: pl.DataFrame) -> str:
         rows,
         [False, False, True, False, True, False, False, False, True, False],
     )
+
+
+def tournament_text(res) -> str:
+    """A tournament (:class:`analysis.tournament.TournamentResult`) as text: what was played,
+    the ratings with their intervals and win shares (best first), each pair's win shares and
+    the win-share matrix."""
+    t = res.plan
+    anchor = t.pool[0]
+    out = [
+        f"{t.rules.id}, {t.players} players, seed {t.seed}: {t.describe()};"
+        f" {t.games:,} games each on the same deals ({t.total_games:,} games,"
+        f" {res.elapsed:.1f} s)",
+        "",
+        f"ratings: Plackett–Luce log-strength from each game's finishing order ({anchor} = 0),"
+        f" 95% bootstrap interval over the deals ({t.resamples} resamples); win share against"
+        " its fair share, 95% Wilson interval",
+    ]
+    rows = []
+    for r in res.policies.sort("rating", descending=True).iter_rows(named=True):
+        is_anchor = r["policy"] == anchor
+        rows.append(
+            [
+                r["policy"],
+                "0 (anchor)" if is_anchor else fmt.number(r["rating"], sign=True),
+                "" if is_anchor else fmt.interval(r["ci_low"], r["ci_high"], signed=True),
+                fmt.share(r["above_anchor"]),
+                fmt.share(r["win_share"]),
+                fmt.interval(r["win_low"], r["win_high"], "share"),
+                fmt.share(r["fair_share"]),
+                fmt.number(r["games"]),
+            ]
+        )
+    head = ["policy", "rating", "95% interval", f"above {anchor}", "win share", "95% interval"]
+    head += ["fair share", "games"]
+    out.append(aligned(head, rows, [False, True, False, True, True, False, True, True]))
+    out += [
+        "",
+        "pairs: each policy's win share in the games where both sit, 95% Wilson interval;"
+        " others: another policy won, or no one",
+    ]
+    order = {p: i for i, p in enumerate(t.pool)}
+    back = {(r["policy"], r["opponent"]): r for r in res.pairs.iter_rows(named=True)}
+    rows = []
+    for (a, b), r in back.items():
+        if order.get(a, 0) >= order.get(b, 0):
+            continue
+        o = back.get((b, a), {})
+        rows.append(
+            [
+                a,
+                b,
+                fmt.number(r["games"]),
+                fmt.share(r["share"]),
+                fmt.interval(r["ci_low"], r["ci_high"], "share"),
+                fmt.share(r["opponent_share"]),
+                fmt.interval(o.get("ci_low"), o.get("ci_high"), "share"),
+                fmt.share(r["other_share"]),
+            ]
+        )
+    head = ["policy A", "policy B", "games", "A wins", "95% interval", "B wins", "95% interval"]
+    out.append(
+        aligned(head + ["others"], rows, [False, False, True, True, False, True, False, True])
+    )
+    out += ["", "matrix: the row policy's win share in the games where the column policy sits"]
+    rows = [
+        [a] + ["—" if a == b else fmt.share(back.get((a, b), {}).get("share")) for b in t.pool]
+        for a in t.pool
+    ]
+    out.append(aligned([""] + t.pool, rows, [False] + [True] * len(t.pool)))
+    return "\n".join(out)

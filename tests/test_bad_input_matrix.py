@@ -53,6 +53,12 @@ BASE = {
         "no_rebuy": ["--no-rebuy-value"],
     },
     "rebuy-value": {"games": ["--games", "3"]},
+    "tournament": {
+        "pool": ["--seats-pool", "greedy,random"],
+        "players": ["--players", "2"],
+        "games": ["--games", "2"],
+        "resamples": ["--resamples", "20"],
+    },
 }
 # a tested positional argument keeps these base values after it (compare needs two runs)
 ARG_EXTRA = {("compare", "run_dirs"): ["@run151"]}
