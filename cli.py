@@ -274,6 +274,31 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+class ProgressBar:
+    """``progress(done, total)`` for long work: a bar on stderr, opened at the first update
+    (so bad input fails before any output) and only when stderr is a terminal (a pipe or a log
+    gets nothing); ``min_total``: work this small gets no bar. A context manager closes it."""
+
+    def __init__(self, label: str = "games", min_total: int = 0):
+        self.label, self.min_total, self.bar = label, min_total, None
+        self.on = _stderr_is_terminal()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.on or total < self.min_total:
+            return
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
 def _given(ctx, name: str) -> bool:
     """Whether option ``name`` was written on the command line (not left at its default)."""
     from click.core import ParameterSource
@@ -718,50 +743,33 @@ def simulate_cmd(
         log(f"checked the input in {log.lap():.2f} s")
     if scheduler is None:  # a remote cluster compiles on its workers, with their own cache
         _announce_compile(run_game, quiet)
-    bar = None
-    show_bar = not quiet and _stderr_is_terminal()  # a pipe or log gets no bar at all
-
-    def progress(done, total):
-        nonlocal bar
-        if show_bar and bar is None:  # opened at the first finished chunk, after every check
-            bar = click.progressbar(length=total, label="games", file=sys.stderr)
-            bar.__enter__()
-        if bar is not None:
-            bar.update(done - bar.pos)
-
+    bar = ProgressBar("games")  # opened at the first finished chunk, after every check
+    bar.on = bar.on and not quiet
     where = dict(backend=backend, scheduler=scheduler, workers=workers, threads=threads)
     try:
-        if resume_dir is not None:
-            rep = resume_run(resume_dir, chunk_size=chunk_size, progress=progress, **where)
-        else:
-            rep = stream_run(
-                rules,
-                seat_list,
-                games=games,
-                seed=seed,
-                out_dir=out_dir,
-                overwrite=overwrite,
-                record_rounds=record_rounds,
-                chunk_size=chunk_size,
-                progress=progress,
-                label=label,
-                **where,
-            )
-    except KeyboardInterrupt:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-            bar = None
+        with bar:
+            if resume_dir is not None:
+                rep = resume_run(resume_dir, chunk_size=chunk_size, progress=bar, **where)
+            else:
+                rep = stream_run(
+                    rules,
+                    seat_list,
+                    games=games,
+                    seed=seed,
+                    out_dir=out_dir,
+                    overwrite=overwrite,
+                    record_rounds=record_rounds,
+                    chunk_size=chunk_size,
+                    progress=bar,
+                    label=label,
+                    **where,
+                )
+    except KeyboardInterrupt:  # the bar is closed first: the sentence stands on its own line
         click.echo(_interrupted(target), err=True)
         raise click.exceptions.Exit(130) from None
     except ChunkError as e:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-            bar = None
         click.echo(f"Error: {e}", err=True)
         raise click.exceptions.Exit(1) from None
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
     for text in rep.replayed:  # resume found a listed part damaged: it was played again
         click.echo(f"Warning: {text}; its games were played again.", err=True)
     if log.on:
@@ -1396,8 +1404,12 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
     if not 1 <= rebuy_reps <= 256:
         raise ValueError(f"--rebuy-reps must be a whole number from 1 to 256, not {rebuy_reps}.")
     # checked before anything is read; written whole or not at all (temporary file, renamed)
-    with _WarnToStderr(), atomic_output(out_file, "Report file") as tmp:
-        build_report(list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps)
+    with (
+        _WarnToStderr(),
+        atomic_output(out_file, "Report file") as tmp,
+        ProgressBar("rebuy experiment, games") as bar,
+    ):
+        build_report(list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps, bar)
     path = Path(out_file)
     click.echo(f"wrote {path}")
 
@@ -1519,7 +1531,8 @@ def rebuy_value_cmd(
     empty = None  # why there is no table to show (instead of an empty one)
     if mode == "policy":
         n = 20000 if games is None else games
-        res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir)
+        with ProgressBar("games (rebuying, then not)") as bar:
+            res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir, progress=bar)
         table = res.table
         lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
         if ruled_out:  # both runs are the same games: differences of 0, no interval
@@ -1527,21 +1540,8 @@ def rebuy_value_cmd(
         fig = plots.rebuy_policy_plot(table) if plot_file else None
     else:
         n = 1000 if games is None else games
-        bars = []  # opened at the first game played, so bad input fails before any output
-
-        def progress(done, total):
-            if total < 200:
-                return
-            if not bars:
-                bars.append(click.progressbar(length=total, label="games", file=sys.stderr))
-                bars[0].__enter__()
-            bars[0].update(done - bars[0].pos)
-
-        try:
-            dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=progress)
-        finally:
-            for bar in bars:
-                bar.__exit__(None, None, None)
+        with ProgressBar("games", min_total=200) as bar:
+            dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=bar)
         if out_dir is not None:
             with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
                 dec.write_parquet(tmp)

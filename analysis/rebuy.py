@@ -139,10 +139,12 @@ def rebuy_value_policy(
     threads: int | None = None,
     out=None,
     level: float = LEVEL,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PolicyRebuyValue:
     """Play ``games`` seeds twice, seat ``seat`` on ``rebuy=always`` then ``rebuy=never``, and
     compare that seat's results game by game (see :func:`paired_rebuy_value`). With ``out``,
-    both runs are written as run directories ``out/always`` and ``out/never``."""
+    both runs are written as run directories ``out/always`` and ``out/never``.
+    ``progress(done, total)``: games played of both runs (``2 * games``)."""
     from pathlib import Path
 
     from sim.runner import resolve_rules, simulate
@@ -155,8 +157,12 @@ def rebuy_value_policy(
     b = list(labels)
     a[seat] = switch_rebuy(labels[seat], "always")
     b[seat] = switch_rebuy(labels[seat], "never")
-    ra = simulate(rs, ",".join(a), games=games, seed=seed, threads=threads)
-    rn = simulate(rs, ",".join(b), games=games, seed=seed, threads=threads)
+
+    def part(k):  # the two runs as one count of games
+        return None if progress is None else (lambda d, n: progress(k * games + d, 2 * games))
+
+    ra = simulate(rs, ",".join(a), games=games, seed=seed, threads=threads, progress=part(0))
+    rn = simulate(rs, ",".join(b), games=games, seed=seed, threads=threads, progress=part(1))
     if out is not None:
         ra.write(Path(out) / "always")
         rn.write(Path(out) / "never")

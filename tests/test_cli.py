@@ -380,3 +380,35 @@ def test_policies_tables_and_verify_speak_json(tmp_path):
     r = CliRunner().invoke(_cli.cli, ["verify", str(run), "--format", "json"])
     v = _json.loads(r.output)
     assert r.exit_code == 1 and v["ok"] is False and v["problems"][0]["kind"] == "damaged"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--games", "300"],
+        ["rebuy-value", "--mode", "policy", "--games", "200", "--seats", "greedy,greedy,greedy"],
+        ["rebuy-value", "--mode", "state", "--games", "200", "--seats", "greedy,greedy,greedy"],
+    ],
+    ids=["simulate", "rebuy-policy", "rebuy-state"],
+)
+def test_long_work_shows_a_bar_on_a_terminal_and_nothing_in_a_pipe(capsys, monkeypatch, args):
+    """Every command that plays many games draws a progress bar on stderr when it is a
+    terminal, reaching the whole count; in a pipe or a log, stderr gets no bar."""
+    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: True)
+    code, _, err = run(capsys, *args)
+    assert code == 0 and "games" in err
+    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: False)
+    code, _, err = run(capsys, *args)
+    assert code == 0 and "\r" not in err and "[#" not in err
+
+
+def test_progress_bar_counts_both_rebuy_runs():
+    """rebuy-value --mode policy plays the same games twice; its progress counts both."""
+    from analysis.rebuy import rebuy_value_policy
+
+    seen = []
+    rebuy_value_policy(
+        "pagat", "greedy,greedy,greedy", 60, 1, progress=lambda d, n: seen.append((d, n))
+    )
+    assert seen[-1] == (120, 120) and all(n == 120 for _, n in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
