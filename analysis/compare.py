@@ -83,7 +83,7 @@ def pairing(pg: pl.DataFrame, variant: str, baseline: str) -> pl.DataFrame | Non
         return None
     if a.select(PAIRED_KEY).is_duplicated().any() or b.select(PAIRED_KEY).is_duplicated().any():
         return None
-    j = a.join(b, on=PAIRED_KEY, how="inner", suffix="_b")
+    j = a.join(b, on=PAIRED_KEY, how="inner", suffix="_b", maintain_order="left")
     return j if j.height == a.height else None
 
 

@@ -86,7 +86,7 @@ def family_of_tests(
             )
     if skill is not None and skill.height:
         multi = skill.group_by("variant").agg(pl.len().alias("np")).filter(pl.col("np") > 1)
-        for r in skill.join(multi, on="variant").iter_rows(named=True):
+        for r in skill.join(multi, on="variant", maintain_order="left").iter_rows(named=True):
             rows.append(
                 {
                     "test": "skill",

@@ -102,7 +102,7 @@ def add_t(
 
 def _seat_rounds(games, seats) -> pl.LazyFrame:
     g = _prep(games).select("variant", "run", "game", "rounds", "winner", "n_players")
-    return _prep(seats).join(g, on=KEY, how="inner")
+    return _prep(seats).join(g, on=KEY, how="inner", maintain_order="left")
 
 
 # ------------------------------------------------------------------ elimination
@@ -151,11 +151,13 @@ def elimination_hazard(games, seats, level: float = LEVEL) -> pl.DataFrame:
             last.select("variant", pl.col("last").cast(pl.Int64).alias("round"), "n_last"),
             on=["variant", "round"],
             how="left",
+            maintain_order="left",
         )
         .join(
             elim.with_columns(pl.col("round").cast(pl.Int64)),
             on=["variant", "round"],
             how="left",
+            maintain_order="left",
         )
         .with_columns(pl.col("n_last", "eliminated").fill_null(0).cast(pl.Int64))
         .sort("variant", "round")
@@ -212,10 +214,10 @@ def survival(games, seats, level: float = LEVEL) -> pl.DataFrame:
         rows.append(pl.DataFrame({"variant": [v] * (top + 1), "round": list(range(top + 1))}))
     grid = pl.concat(rows).with_columns(pl.col("round").cast(pl.Int64))
     out = (
-        grid.join(elim, on=["variant", "round"], how="left")
-        .join(ends, on=["variant", "round"], how="left")
-        .join(players, on="variant")
-        .join(ngames, on="variant")
+        grid.join(elim, on=["variant", "round"], how="left", maintain_order="left")
+        .join(ends, on=["variant", "round"], how="left", maintain_order="left")
+        .join(players, on="variant", maintain_order="left")
+        .join(ngames, on="variant", maintain_order="left")
         .with_columns(pl.col("out", "ended").fill_null(0))
         .sort("variant", "round")
         .with_columns(
@@ -570,7 +572,7 @@ def skill_gap(games, seats, level: float = LEVEL) -> pl.DataFrame:
         .group_by("variant")
         .agg(pl.len().alias("finished"))
     )
-    df = df.join(tot, on="variant").with_columns(
+    df = df.join(tot, on="variant", maintain_order="left").with_columns(
         (pl.col("seat_games") / pl.col("finished")).alias("seats_per_game")
     )
     df = df.with_columns(
@@ -624,9 +626,9 @@ def per_game(games, seats) -> pl.DataFrame:
     g = with_seed(_prep(games))
     s = _prep(seats)
     f64 = pl.Float64
-    win = s.join(g.select(*KEY, "winner", "rounds"), on=KEY, how="inner").with_columns(
-        pl.coalesce("eliminated_round", "rounds").alias("last")
-    )
+    win = s.join(
+        g.select(*KEY, "winner", "rounds"), on=KEY, how="inner", maintain_order="left"
+    ).with_columns(pl.coalesce("eliminated_round", "rounds").alias("last"))
     sa = win.group_by(KEY).agg(
         pl.col("rebuys").cast(pl.Int64).sum().alias("_rebuys"),
         pl.col("eliminated_round").is_not_null().sum().cast(pl.Int64).alias("_out"),
@@ -635,7 +637,7 @@ def per_game(games, seats) -> pl.DataFrame:
         pl.col("policy").filter(pl.col("seat") == pl.col("winner")).first().alias("_wpol"),
     )
     policies = collect(s.select(pl.col("policy").unique(maintain_order=True)))["policy"]
-    df = collect(g.join(sa, on=KEY, how="left"))
+    df = collect(g.join(sa, on=KEY, how="left", maintain_order="left"))
     one = pl.lit(1.0, dtype=f64)
     fin = pl.col("winner").is_not_null().cast(f64)
     pos = (pl.col("winner").cast(pl.Int64) - pl.col("first_dealer").cast(pl.Int64) - 1) % pl.col(
@@ -738,7 +740,7 @@ def key_metrics(games, seats, level: float = LEVEL) -> pl.DataFrame:
         )
     sg = skill_gap(games, seats, level)
     multi = sg.group_by("variant").agg(pl.len().alias("np")).filter(pl.col("np") > 1)
-    for r in sg.join(multi, on="variant").iter_rows(named=True):
+    for r in sg.join(multi, on="variant", maintain_order="left").iter_rows(named=True):
         rows.append(
             _share_row(
                 r["variant"],

@@ -197,7 +197,9 @@ def moon_rates(hands, games, level: float = LEVEL) -> pl.DataFrame:
                 ((pl.col("bid") == 21) & pl.col("made")).sum().cast(pl.Int64).alias("mmade"),
             )
         )
-        gagg = gagg.drop("played", "tried", "mmade").join(hagg, on="variant", how="left")
+        gagg = gagg.drop("played", "tried", "mmade").join(
+            hagg, on="variant", how="left", maintain_order="left"
+        )
         gagg = gagg.with_columns(pl.col("played", "tried", "mmade").fill_null(0))
     rows = []
     for r in gagg.iter_rows(named=True):
@@ -413,9 +415,9 @@ def _game_counts(games, seats, hands=None) -> pl.DataFrame:
             pl.col("bids_won").sum().alias("_contracts"),
         )
     )
-    g = with_seed(_prep(games)).join(contracts, on=KEY, how="left")
+    g = with_seed(_prep(games)).join(contracts, on=KEY, how="left", maintain_order="left")
     if hands is not None:
-        g = g.join(_hand_counts(hands), on=KEY, how="left")
+        g = g.join(_hand_counts(hands), on=KEY, how="left", maintain_order="left")
     df = collect(g)
     return df.with_columns(pl.col(c).fill_null(0) for c in df.columns if c.startswith("_"))
 
@@ -482,7 +484,7 @@ def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame
         )
     )
     ssum = collect(
-        s.join(g.select(KEY), on=KEY, how="semi")
+        s.join(g.select(KEY), on=KEY, how="semi", maintain_order="left")
         .group_by("variant")
         .agg(
             pl.col("contracts_made").sum().cast(pl.Int64).alias("made"),

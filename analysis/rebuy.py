@@ -62,13 +62,15 @@ def paired_rebuy_value(
     def side(games, seats, tag):
         g = _eager(games).select("game", "winner")
         s = _eager(seats).filter(pl.col("seat") == seat).select("game", "net")
-        return s.join(g, on="game").select(
+        return s.join(g, on="game", maintain_order="left").select(
             "game",
             pl.col("net").cast(pl.Float64).alias(f"net_{tag}"),
             (pl.col("winner") == seat).fill_null(False).cast(pl.Float64).alias(f"win_{tag}"),
         )
 
-    j = side(games_always, seats_always, "a").join(side(games_never, seats_never, "n"), on="game")
+    j = side(games_always, seats_always, "a").join(
+        side(games_never, seats_never, "n"), on="game", maintain_order="left"
+    )
     if j.height < 2:
         raise AnalysisError("The paired comparison needs at least 2 games played under both rules.")
     rows = []

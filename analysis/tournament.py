@@ -242,7 +242,7 @@ def comparisons(seats: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     (a tie: half each). ``seats``: columns ``seating``, ``game``, ``policy``, ``place``.
     Returns ``game, policy, opponent, wins``."""
     s = seats.lazy().select("seating", "game", pl.col("policy").cast(pl.String), "place")
-    pairs = s.join(s, on=["seating", "game"], suffix="_b").filter(
+    pairs = s.join(s, on=["seating", "game"], suffix="_b", maintain_order="left").filter(
         pl.col("policy") != pl.col("policy_b")
     )
     win = (
@@ -331,6 +331,7 @@ def _winners(games, seats) -> pl.LazyFrame:
             left_on=["seating", "game", "winner"],
             right_on=["seating", "game", "seat"],
             how="left",
+            maintain_order="left",
         )
         .select("seating", "game", pl.col("policy").alias("winner_policy"))
     )
@@ -354,9 +355,9 @@ def win_pairs(games, seats, policies: Sequence[str] | None = None) -> pl.DataFra
     ``policies``: the row order (default: as they appear)."""
     present = seats.lazy().select("seating", "game", pl.col("policy").cast(pl.String)).unique()
     pairs = (
-        present.join(present, on=["seating", "game"], suffix="_b")
+        present.join(present, on=["seating", "game"], suffix="_b", maintain_order="left")
         .filter(pl.col("policy") != pl.col("policy_b"))
-        .join(_winners(games, seats), on=["seating", "game"], how="left")
+        .join(_winners(games, seats), on=["seating", "game"], how="left", maintain_order="left")
         .group_by("policy", pl.col("policy_b").alias("opponent"))
         .agg(
             pl.len().cast(pl.Int64).alias("games"),
@@ -410,7 +411,7 @@ def win_shares(games, seats, players: int, policies: Sequence[str] | None = None
         seats.lazy()
         .group_by("seating", "game", pl.col("policy").cast(pl.String))
         .agg(pl.len().alias("seats"))
-        .join(_winners(games, seats), on=["seating", "game"], how="left")
+        .join(_winners(games, seats), on=["seating", "game"], how="left", maintain_order="left")
         .group_by("policy")
         .agg(
             pl.len().cast(pl.Int64).alias("games"),
