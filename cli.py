@@ -153,6 +153,12 @@ EXAMPLES = {
         "loba tournament --players 3 --all-orders --out runs/t3 --format json",
         "loba tournament --game moon --games 5000    # random, greedy, count at 3 seats",
     ),
+    "tune": _examples(
+        "loba tune hold --against greedy --param patience=0..12 --games 4000 --trials 20",
+        "loba tune careful --against greedy --param danger=0..20 --param keep=0.0..12",
+        "loba tune careful:safe=1 --against greedy,wary,hold --param keep=0..20 --out tunes/c",
+        "loba tune wary --param margin=0..10 --pruner halving --format json > wary.json",
+    ),
 }
 
 ENVIRONMENT = """\b
@@ -1737,6 +1743,164 @@ def tournament_cmd(
         _save_plot(tournament_plot(res.policies, res.pairs, plan.pool[0]), plot_file)
     if out_dir is not None:
         click.echo(f"wrote {out_dir} ({T.FILE}, {T.SEATINGS}/)", err=True)
+
+
+@cli.command("tune", epilog=EXAMPLES["tune"])
+@click.argument("policy")
+@click.option(
+    "--against",
+    "against",
+    default=None,
+    metavar="SEAT[,SEAT...]",
+    help="The field: one seat string for every other seat, or one per other seat (default:"
+    " the game's default policy, greedy for Loba).",
+)
+@click.option(
+    "--param",
+    "params",
+    metavar="NAME=LO..HI",
+    multiple=True,
+    required=True,
+    help="A parameter to tune and its range, inside the policy's own range; repeat for more."
+    " Whole numbers when both bounds are written as whole numbers and the default is one"
+    " (patience=0..12); any number, to 4 significant digits, when a bound has a point"
+    " (keep=0.0..12).",
+)
+@click.option(
+    "--games",
+    default=4000,
+    show_default=True,
+    type=int,
+    help="Games a full trial plays, over all seatings (rounded up to whole deals: a deal is"
+    " played once in each seating).",
+)
+@click.option("--trials", default=20, show_default=True, type=int, help="Optuna trials.")
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Seed of the tuning games (every trial plays the same) and of the sampler.",
+)
+@game_option
+@rules_option
+@set_option
+@click.option(
+    "--players",
+    default=None,
+    type=int,
+    help="Seats at the table (default: --against's seats plus one; with one --against seat,"
+    " the game's usual table, 4 for Loba).",
+)
+@click.option(
+    "--pruner",
+    type=click.Choice(["race", "halving", "none"]),
+    default="race",
+    show_default=True,
+    help="race: stop a trial clearly worse than the best one on the same deals (paired 95%"
+    " interval below 0); halving: Optuna's successive halving (only the better half goes on);"
+    " none: every trial plays all its games.",
+)
+@click.option(
+    "--eval-games",
+    default=None,
+    type=int,
+    help="Fresh games (a seed tuning did not use) for the best and the default seat"
+    " (default: --games; 0: no fresh evaluation).",
+)
+@click.option("--threads", default=None, type=int, help="Kernel threads (default: all cores).")
+@click.option(
+    "--out",
+    "out_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Write OUT/study.parquet and OUT/study.csv (one row per trial) and OUT/best.json"
+    " (settings, best seat, evaluation).",
+)
+@click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
+@format_option
+@verbose_option
+def tune_cmd(
+    policy,
+    against,
+    params,
+    games,
+    trials,
+    seed,
+    game,
+    preset,
+    sets,
+    players,
+    pruner,
+    eval_games,
+    threads,
+    out_dir,
+    overwrite,
+    fmt,
+):
+    """Tune POLICY's parameters against a field with Optuna, then measure the best seat on
+    fresh games against the default one.
+
+    POLICY is a seat string (hold, careful:safe=1, wary+rebuy=never); its given values stay
+    fixed. Every trial plays the same deals (games 0.. of --seed), each in every seating, the
+    tuned seat rotating through all seats; its score is its win share. Trials play in rungs of
+    1/8, 1/4, 1/2 and all of --games and may be pruned at each. The best seat and the default
+    seat then play the same fresh games: each one's win share with its 95% interval, and their
+    paired difference.
+    """
+    from analysis import tune as T
+    from analysis.text import render, tune_text
+    from sim.runner import set_threads
+
+    log = _Verbose()
+    rules = _rules(preset, sets, game)
+    plan = T.plan(
+        policy,
+        against,
+        list(params),
+        games,
+        trials,
+        seed,
+        rules,
+        players,
+        eval_games,
+        pruner=pruner,
+        threads=threads,
+    )
+    set_threads(threads)
+    if out_dir is not None:
+        from sim.results import check_out_dir
+
+        check_out_dir(out_dir, overwrite)
+    log.run(rules, [plan.default_seat, *plan.field], seed, preset)
+    log(
+        f"tuning {', '.join(r.text() for r in plan.ranges)}; rungs of"
+        f" {', '.join(f'{d * plan.players:,}' for d in plan.rung_deals)} games;"
+        f" evaluation seed {plan.eval_seed}"
+    )
+    _announce_compile(rules.game)
+
+    def on_trial(row):
+        log(
+            f"trial {row['trial']}: {row['seat']} {row['state']} after {row['games']:,} games,"
+            f" win share {row['win_share']:.4f}"
+        )
+
+    with ProgressBar("trials") as bar:
+        res = T.run_tune(plan, bar, on_trial, evaluate=False)
+    if plan.eval_deals:
+        with ProgressBar("fresh games") as bar:
+            res.evaluation = T.evaluate_seat(plan, res.best_seat, bar)
+    log(f"tuned and evaluated in {log.lap():.2f} s")
+    if fmt == "json":
+        click.echo(json.dumps(res.to_dict(), indent=1))
+    elif fmt == "csv":
+        click.echo(render(res.study, "csv"))
+    else:
+        click.echo(tune_text(res))
+    if out_dir is not None:
+        res.write(out_dir, overwrite)
+        click.echo(f"wrote {out_dir} ({', '.join(T.STUDY_FILES)})", err=True)
 
 
 def main(argv=None) -> int:

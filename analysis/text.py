@@ -213,3 +213,67 @@ def tournament_text(res) -> str:
     ]
     out.append(aligned([""] + t.pool, rows, [False] + [True] * len(t.pool)))
     return "\n".join(out)
+
+
+def tune_text(res) -> str:
+    """A tuning study (:class:`analysis.tune.TuneResult`) as text: what was played, every
+    trial, the best seat, and the fresh-games evaluation against the default seat."""
+    t = res.plan
+    pruned = res.pruned
+    out = [
+        f"tuned {t.describe()}; {res.games_played:,} games played,"
+        f" {pruned} trial{'s' * (pruned != 1)} pruned ({res.elapsed:.1f} s)",
+        "",
+        "trials: win share of the tuned seat over every seating, on the games played so far"
+        " (the same deals for every trial); pruned: stopped at a rung",
+    ]
+    names = [r.name for r in t.ranges]
+    rows = []
+    for r in res.study.iter_rows(named=True):
+        rows.append(
+            [
+                str(r["trial"]),
+                r["state"],
+                fmt.number(r["games"]),
+                fmt.number(r["played"]),
+                fmt.share(r["win_share"]),
+                *[fmt.number(r[n]) for n in names],
+                r["seat"] + ("  <- best" if r["trial"] == res.best_trial else ""),
+            ]
+        )
+    head = ["trial", "state", "games", "played", "win share", *names, "seat"]
+    right = [True, False, True, True, True, *[True] * len(names), False]
+    out.append(aligned(head, rows, right))
+    out += [
+        "",
+        f"best: {res.best_seat} (trial {res.best_trial}), win share {fmt.share(res.best_value)}"
+        f" on the tuning games (optimistic: the best of {len(rows)} trials on the same games)",
+    ]
+    ev = res.evaluation
+    if ev is None:
+        return "\n".join(out)
+    out += [
+        "",
+        f"fresh games: {ev.games:,} ({ev.deals:,} deals of seed {ev.seed}, not used in tuning,"
+        f" x {t.players} seatings); against {','.join(t.field)}; 95% t interval over the deals",
+    ]
+    rows = []
+    for r in ev.table.iter_rows(named=True):
+        lo, hi = r["ci_low"], r["ci_high"]
+        same = lo == hi
+        label = r["seat"] + (" (default)" if r["role"] == "default" else "")
+        ci = "none: the same on every deal" if same else fmt.interval(lo, hi, "share")
+        rows.append([label, fmt.share(r["win_share"]), ci, fmt.share(r["fair_share"])])
+    if res.best_seat == t.default_seat:
+        rows = rows[:1]
+    out.append(aligned(["seat", "win share", "95% interval", "fair share"], rows, [0, 1, 0, 1]))
+    if res.best_seat == t.default_seat:
+        out.append("the best seat is the default seat: nothing to compare")
+    else:
+        zero = ev.diff_low == ev.diff_high
+        ci = "" if zero else f" {fmt.interval(ev.diff_low, ev.diff_high, 'share', signed=True)}"
+        out.append(
+            f"difference, tuned - default: {fmt.points(ev.diff)}{ci}, p = {fmt.pvalue(ev.p_value)}"
+            " (paired: both seats on the same games)"
+        )
+    return "\n".join(out)

@@ -59,6 +59,12 @@ BASE = {
         "games": ["--games", "2"],
         "resamples": ["--resamples", "20"],
     },
+    "tune": {
+        "policy": ["hold"],
+        "params": ["--param", "patience=0..3"],
+        "games": ["--games", "8"],
+        "trials": ["--trials", "2"],
+    },
 }
 # a tested positional argument keeps these base values after it (compare needs two runs)
 ARG_EXTRA = {("compare", "run_dirs"): ["@run151"]}
