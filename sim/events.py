@@ -4,8 +4,12 @@ A recording is a :class:`Trace` of three arrays: ``evs`` int32[cap, EV.SIZE] eve
 ``pay`` int16[payload cap] each event's variable payload (hands dealt, stock orders, scores),
 and ``cnt`` int64[TC.SIZE] counters. A game's engine appends with :func:`ev` (a row: type,
 round or hand, seat, four scalars) and :func:`ev_push` (payload entries of that row); each
-game's trace module decodes the rows into JSON-ready dicts. Batches pass ``tr=None`` instead,
-so Numba compiles every ``if tr is not None`` block out of them.
+game's trace module decodes the rows into JSON-ready dicts.
+
+A kernel that records only sometimes takes a trace either way and asks :func:`tracing` before
+building an event: batches pass :data:`NO_TRACE` (no room), so one compiled kernel serves the
+batch, the replay and the game handle (a game whose kernel takes ``tr=None`` instead gets
+every ``if tr is not None`` block compiled out, at the price of a second compiled kernel).
 """
 
 from __future__ import annotations
@@ -34,6 +38,24 @@ def new_trace(ev_cap, pay_cap):
         np.zeros(pay_cap, dtype=np.int16),
         np.zeros(TC.SIZE, dtype=np.int64),
     )
+
+
+def empty_trace() -> Trace:
+    """A trace with no room (built in Python: nothing to compile); :func:`tracing` is False."""
+    return Trace(
+        np.zeros((0, EV.SIZE), dtype=np.int32),
+        np.zeros(0, dtype=np.int16),
+        np.zeros(TC.SIZE, dtype=np.int64),
+    )
+
+
+NO_TRACE = empty_trace()  # nothing is ever written into it
+
+
+@kernel
+def tracing(tr):
+    """Whether ``tr`` records events (False for :data:`NO_TRACE`)."""
+    return tr.evs.shape[0] > 0
 
 
 @kernel

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .jit import compile_aside, kernel_cached
 from .rules import RulesSpec
 from .schema import Table
 
@@ -87,6 +88,7 @@ class GameSpec:
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
     positions: Positions | None = None  # positions as files, if the game reads them
+    precompile: str | None = None  # "module:function" compiling the engine (sim.jit.compile_aside)
 
     def __repr__(self) -> str:
         return f"GameSpec({self.name!r})"
@@ -111,7 +113,10 @@ class GameSpec:
 
     def fn_tables(self, seats) -> tuple[tuple, np.ndarray]:
         """The kernel's per-kind function tuples and the parameter matrix, padded to
-        ``max_seats`` with copies of seat 0 (never called)."""
+        ``max_seats`` with copies of seat 0 (never called). On a cold cache the engine compiles
+        in a child process meanwhile (:func:`sim.jit.compile_aside`)."""
+        if self.precompile:
+            compile_aside(self.name, self.precompile, lambda: kernel_cached(self.play_batch))
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))

@@ -14,6 +14,7 @@ place. Environment overrides:
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import warnings
 from pathlib import Path
@@ -83,33 +84,59 @@ DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 
 class _NoLiteralDispatcher(CPUDispatcher):
-    """A dispatcher that compiles one specialisation per argument *type*, not per constant.
+    """A dispatcher that compiles one specialisation per function, not per caller's types.
 
-    Numba types a constant argument of a call from compiled code as ``Literal[int](value)`` and
-    compiles a separate specialisation of the callee for each value: ``_emit`` alone was
-    compiled 19 times. Erasing literal argument types keeps one machine-code copy per type
-    signature, which shortens the first compile and shrinks the code.
+    Numba compiles a separate machine-code copy of a callee for every distinct tuple of
+    argument types it is called with from compiled code, and each copy links (and optimises)
+    everything below it again. Three erasures keep one copy where the differences mean nothing:
+
+    * a constant argument is typed as its type, not ``Literal[int](value)`` (``_emit`` alone
+      was compiled 19 times);
+    * a signed integer narrower than 64 bits is passed as ``int64`` (an ``int16`` cell of a
+      state array and an ``int64`` loop counter call the same code);
+    * an array argument named in ``readonly`` (``@jit(readonly=("melds",))``: the function
+      only reads it) is passed read-only, so the engine's writable arrays and the read-only
+      views a decision function hands over share one copy. Numba converts a writable array to
+      a read-only one for free; a function that writes into such an argument fails to compile.
     """
 
+    _ro: frozenset = frozenset()
+
+    def _erase(self, i, a):
+        a = types.unliteral(a)
+        if isinstance(a, types.Integer) and a.signed and a.bitwidth < 64:
+            return types.int64
+        if i in self._ro and isinstance(a, types.Array) and a.mutable:
+            return a.copy(readonly=True)
+        return a
+
     def get_call_template(self, args, kws):
-        args = tuple(types.unliteral(a) for a in args)
-        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        names = self._arg_names
+        args = tuple(self._erase(i, a) for i, a in enumerate(args))
+        kws = {k: self._erase(names.index(k) if k in names else -1, v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
 
 
-def _no_literals(d):
+def _no_literals(d, readonly=()):
     if isinstance(d, CPUDispatcher) and type(d) is CPUDispatcher:
         d.__class__ = _NoLiteralDispatcher
+        d._arg_names = list(inspect.signature(d.py_func).parameters)
+        unknown = set(readonly) - set(d._arg_names)
+        if unknown:
+            raise TypeError(f"{d.py_func.__name__} has no argument {', '.join(sorted(unknown))}.")
+        d._ro = frozenset(d._arg_names.index(n) for n in readonly)
     return d
 
 
-def jit(*args, parallel: bool = False, alloc: bool = True, **kwargs):
+def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs):
     """``numba.njit`` with the project's defaults (``cache``, no ``fastmath``: integer code).
 
     Use bare (``@jit``), with a signature (``@jit(SIG)``) or with options
     (``@jit(parallel=True)``). ``alloc=False`` marks a function that never allocates arrays:
     it is compiled without Numba's reference counting, whose atomic increments on every array
     argument otherwise dominate the cost of small hot functions (measured: docs/performance.md).
+    ``readonly``: names of array arguments the function only reads (see
+    :class:`_NoLiteralDispatcher`).
     """
     opts = {"cache": CACHE, "nogil": True, "error_model": "numpy"}
     opts.update(kwargs)
@@ -118,9 +145,9 @@ def jit(*args, parallel: bool = False, alloc: bool = True, **kwargs):
     if not alloc and not DISABLED:
         opts["_nrt"] = False
     if args and callable(args[0]):
-        return _no_literals(numba.njit(**opts)(args[0]))
+        return _no_literals(numba.njit(**opts)(args[0]), readonly)
     deco = numba.njit(*args, **opts)
-    return lambda fn: _no_literals(deco(fn))
+    return lambda fn: _no_literals(deco(fn), readonly)
 
 
 def kernel(*args, **kwargs):
@@ -130,19 +157,23 @@ def kernel(*args, **kwargs):
     return jit(*args, alloc=False, **kwargs)
 
 
-def _index_files(fn) -> list[str]:
+def _index_files(fn, depth: int = 3) -> list[str]:
     """The Numba index files of ``fn`` (a dispatcher) or of the dispatchers a plain Python
-    entry function (a game's ``play_batch``) calls by name; empty when none is known."""
-    fns = [fn]
-    if not hasattr(fn, "_cache") and hasattr(fn, "__code__"):
-        g = getattr(fn, "__globals__", {})
-        fns = [g[n] for n in fn.__code__.co_names if hasattr(g.get(n), "_cache")]
-    paths = []
-    for f in fns:
+    entry function (a game's ``play_batch``) calls by name, looking through plain functions
+    it calls in turn (``depth`` levels); empty when none is known."""
+    if hasattr(fn, "_cache"):
         try:
-            paths.append(f._cache._cache_file._index_path)  # Numba internals: best effort
+            return [fn._cache._cache_file._index_path]  # Numba internals: best effort
         except AttributeError:
-            pass
+            return []
+    if depth == 0 or not hasattr(fn, "__code__"):
+        return []
+    g = getattr(fn, "__globals__", {})
+    paths = []
+    for n in fn.__code__.co_names:
+        f = g.get(n)
+        if hasattr(f, "_cache") or (callable(f) and hasattr(f, "__code__")):
+            paths += _index_files(f, depth - 1)
     return paths
 
 
@@ -167,3 +198,62 @@ def kernel_cached(fn=None) -> bool:
         return any(root.rglob("*.nbi"))
     except OSError:
         return False
+
+
+# ---------------------------------------------------------------- compiling on two cores
+# A cold first run compiles two independent things: the seats' decision functions and the
+# game's engine (typed on the decision signature only, never on the functions themselves).
+# Numba compiles on one thread per process, so on a machine with two or more cores a child
+# process compiles the engine into the on-disk cache (with stand-in decision functions) while
+# this process compiles the seats' functions; the engine's first call then waits for the child
+# and loads its machine code. ``LOBA_COMPILE_ASIDE=0`` turns this off. A child that fails or
+# is slow costs nothing but the wait: this process then compiles the engine itself.
+
+ASIDE = os.environ.get("LOBA_COMPILE_ASIDE", "1") != "0"
+ASIDE_WAIT = 900  # seconds the engine's first call waits for the child at most
+_aside: dict[str, object] = {}  # key -> the child process (subprocess.Popen)
+
+
+def compile_aside(key: str, target: str, cached) -> bool:
+    """Start compiling ``target`` (``"module:function"``, a function that compiles the engine
+    into the cache) in a child process, unless it is off, pointless or already under way:
+    the cache is off, JIT is disabled, one core only, or ``cached()`` (cheap) says the engine
+    is on disk already. Returns whether a child was started."""
+    import subprocess
+    import sys
+
+    if not ASIDE or not CACHE or DISABLED or key in _aside or (os.cpu_count() or 1) < 2:
+        return False
+    if cached():
+        return False
+    mod, _, fn = target.partition(":")
+    code = f"import {mod} as m; m.{fn}()"
+    try:
+        _aside[key] = subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return False
+    return True
+
+
+def wait_aside(key: str) -> None:
+    """Before the engine's first call: wait for a child started by :func:`compile_aside`
+    (at most :data:`ASIDE_WAIT` s; a child still running then is stopped)."""
+    child = _aside.get(key)
+    if child is None or child is False:
+        return
+    _aside[key] = False  # waited for once; never started again in this process
+    import subprocess
+
+    try:
+        child.wait(ASIDE_WAIT)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+    except BaseException:
+        child.kill()
+        raise

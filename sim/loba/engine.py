@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..events import ev, ev_push, new_trace  # noqa: F401  (new_trace: re-exported)
+from ..events import ev, ev_push, new_trace, tracing  # noqa: F401  (new_trace: re-exported)
 from ..jit import jit, kernel
 from ..rng import below, shuffle
 from .cards import rank_of, suit_of
@@ -91,20 +91,20 @@ def new_state():
     )
 
 
-@jit
+@kernel
 def copy_state(src, dst):
-    """Copy every array of ``src`` into ``dst`` (fork a game)."""
-    dst.hands[:] = src.hands
-    dst.melds[:] = src.melds
-    dst.stock[:] = src.stock
-    dst.pile[:] = src.pile
-    dst.g[:] = src.g
-    dst.s[:] = src.s
-    dst.rng[:] = src.rng
-    dst.mem[:] = src.mem
-    for i in range(min(src.g[G.HIST_N], HIST_CAP)):
-        for j in range(H.SIZE):
-            dst.hist[i, j] = src.hist[i, j]
+    """Copy every array of ``src`` into ``dst`` (fork a game). Loops, not slice assignment:
+    Numba compiles a broadcasting assignment with its error messages (seconds of compile)."""
+    for q in range(src.hands.shape[0]):
+        copy_rows(src.hands[q], dst.hands[q], src.hands.shape[1])
+    copy_rows2(src.melds, dst.melds, src.melds.shape[0])
+    copy_rows(src.stock, dst.stock, src.stock.shape[0])
+    copy_rows(src.pile, dst.pile, src.pile.shape[0])
+    copy_rows(src.g, dst.g, src.g.shape[0])
+    copy_rows2(src.s, dst.s, src.s.shape[0])
+    copy_rows(src.rng, dst.rng, src.rng.shape[0])
+    copy_rows2(src.mem, dst.mem, src.mem.shape[0])
+    copy_rows2(src.hist, dst.hist, min(src.g[G.HIST_N], HIST_CAP))
 
 
 @kernel
@@ -114,7 +114,7 @@ def copy_rows(src, dst, n):
         dst[i] = src[i]
 
 
-@kernel
+@kernel(readonly=("src",))
 def copy_rows2(src, dst, n):
     """dst[:n, :] = src[:n, :] for 2-D arrays, without a temporary (no allocation)."""
     for i in range(n):
@@ -226,7 +226,7 @@ def deal_round(st, R, deck, deck_n, tr):
     g[G.STOCK_N] -= 1
     g[G.PILE_N] = 1
     g[G.CUR] = first  # [A8]
-    if tr is not None:
+    if tracing(tr):
         i = ev(tr, E.DEAL, g[G.ROUND], -1, g[G.DEALER], st.pile[0], 0, 0)
         for q in range(g[G.NP]):
             ev_push(tr, i, st.s[q, S.HAND_N])
@@ -256,7 +256,7 @@ def rebuild_stock(st, R, tr):
     g[G.STOCK_N] = k
     g[G.RESHUFFLES] += 1
     g[G.RESHUFFLES_TOTAL] += 1
-    if tr is not None:
+    if tracing(tr):
         ev_stock(tr, st, ev(tr, E.REBUILD, g[G.ROUND], -1, 0, 0, 0, 0))
     return True
 
@@ -367,7 +367,7 @@ def do_play(st, seat, act, R, tr):
         hist_add(st, HT.MELD, seat, -1, nm, row[M.KIND], row[M.KEY], p0, p1, p2, p3)
     else:
         hist_add(st, HT.LAYOFF, seat, act[A.CARD], act[A.MELD], 0, 0, act[A.POS], act[A.MOVE], 0, 0)
-    if tr is not None:
+    if tracing(tr):
         if act[A.TYPE] == PLAY.MELD:
             row = st.melds[nm]
             i = ev(tr, E.MELD, st.g[G.ROUND], seat, nm, row[M.KIND], row[M.KEY], 0)
@@ -379,7 +379,7 @@ def do_play(st, seat, act, R, tr):
                 for t in range(4):
                     ev_push(tr, i, row[M.C0 + t])
         else:
-            if tr is not None:
+            if tracing(tr):
                 ev(
                     tr,
                     E.LAYOFF,
@@ -586,7 +586,7 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
     st.pile[g[G.PILE_N]] = cid
     g[G.PILE_N] += 1
     hist_add(st, HT.DISCARD, seat, cid, 0, 0, 0, 0, 0, 0, 0)
-    if tr is not None:
+    if tracing(tr):
         ev(tr, E.DISCARD, g[G.ROUND], seat, 0, cid, 0, 0)
     if s[seat, S.HAND_N] == 0:
         return TURN_OUT  # [A25] out by the last discard
@@ -636,7 +636,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
             s[seat, S.HAND_N] += 1
             g[G.TAKEN] = top
             hist_add(st, HT.DRAW, seat, top, 0, DRAW.DISCARD, 0, 0, 0, 0, 0)
-            if tr is not None:
+            if tracing(tr):
                 ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.DISCARD, top, 0, 0)
         else:
             g[G.STOCK_N] -= 1
@@ -644,7 +644,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
             hand[drawn] += 1
             s[seat, S.HAND_N] += 1
             hist_add(st, HT.DRAW, seat, -1, 0, DRAW.STOCK, 0, 0, 0, 0, 0)
-            if tr is not None:
+            if tracing(tr):
                 ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
     return finish_turn(st, R, seat, fns, params, bufs, tr, at != TAT.DISCARD, drawn, free)
 
@@ -691,7 +691,7 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
         if s[q, S.SCORE] >= R[RULE.ELIMINATION_SCORE]:
             s[q, S.STATUS] = ST.OVER
             n_over += 1
-            if tr is not None:
+            if tracing(tr):
                 ev(tr, E.OVER, g[G.ROUND], q, s[q, S.SCORE], 0, 0, 0)
         else:
             n_surv += 1
@@ -715,7 +715,7 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
                 g[G.POT] += R[RULE.REBUY_COST]
                 s[q, S.SCORE] = target
                 rstat[q] = RS.REBOUGHT
-                if tr is not None:
+                if tracing(tr):
                     ev(tr, E.REBUY, g[G.ROUND], q, target, g[G.POT], s[q, S.REBUYS], 0)
             else:  # [A32]
                 rstat[q] = RS.OVER
@@ -726,7 +726,7 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
                 else:
                     s[q, S.STATUS] = ST.OUT
                     s[q, S.ELIM_ROUND] = g[G.ROUND]
-                    if tr is not None:
+                    if tracing(tr):
                         ev(tr, E.ELIM, g[G.ROUND], q, s[q, S.SCORE], 0, 0, 0)
     if n_active(st) <= 1:  # [A33]
         for q in range(np_):
@@ -787,11 +787,11 @@ def end_round(st, R, out, tr):
         g[G.VOIDS] += 1
         for q in range(g[G.NP]):
             st.s[q, S.PENALTY] = 0
-        if tr is not None:
+        if tracing(tr):
             ev(tr, E.VOID, g[G.ROUND], -1, g[G.VOID_REASON], 0, 0, 0)
     else:
         score_round(st, R, out)
-        if tr is not None:
+        if tracing(tr):
             ev(tr, E.OUT, g[G.ROUND], out, st.s[out, S.BONUS], 0, 0, 0)
             i = ev(tr, E.SCORE, g[G.ROUND], -1, 0, 0, 0, 0)
             for q in range(g[G.NP]):
@@ -830,7 +830,7 @@ def settle(st, R, fns, params, bufs, rounds_rows, tr):
     if g[G.DONE] == 1:
         finish_places(st)
         g[G.PHASE] = PH.DONE
-        if tr is not None:
+        if tracing(tr):
             ev(tr, E.END, g[G.ROUND], g[G.WINNER], g[G.WINNER], g[G.ROUND], g[G.POT], 0)
     else:
         g[G.DEALER] = next_active(st, g[G.DEALER])  # [A5]
@@ -886,7 +886,7 @@ def step(st, R, fns, params, decks, rounds_rows, bufs, tr):
             g[G.DONE] = 1
             finish_places(st)
             g[G.PHASE] = PH.DONE
-            if tr is not None:
+            if tracing(tr):
                 ev(tr, E.END, r, -1, -1, r, g[G.POT], 0)
             return PH.DONE
         g[G.ROUND] += 1

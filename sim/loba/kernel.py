@@ -1,26 +1,68 @@
-"""Batch kernel: games one after another, each on its own random stream (the runner plays
-slices of a chunk on several threads, :func:`sim.runner.in_slices`).
+"""The one compiled entry point of the Loba engine: :func:`drive`.
 
-Input contract of :func:`run_games` (the runner builds these; see :mod:`sim.runner`):
-``R`` int64[RULE.SIZE] rule array; ``n_players`` 2..5; ``seed`` uint64-able int; games
-``start .. start+count-1``; four ``UniTuple(FunctionType(DECIDE_SIG), MAX_SEATS)`` of decision
-functions; ``params`` float64[MAX_SEATS, N_PARAMS]; outputs ``games_out`` int64[count, GR.SIZE],
-``seats_out`` int64[count, MAX_SEATS, SR.SIZE] and ``rounds_out``
-int32[count or 1, max_rounds or 0, MAX_SEATS, RR.SIZE]. Game ``start+i`` writes only row ``i``,
-so results do not depend on the thread count or on how a run is cut into chunks.
+Every command reaches the engine through :func:`drive` with the same argument types (a batch
+passes :data:`~sim.events.NO_TRACE` and empty arrays where a replay passes a recording and a
+game handle passes its own records), so the first command compiles the engine once and every
+later command (simulate, replay, rebuy-value, bench, positions) loads that machine code from
+the on-disk cache. Each compiled function also links and optimises everything below it, so the
+loops of a batch, of a game handle and of the rebuy experiment live here, in one function, not
+in a chain of small ones (measured: docs/performance.md "Compile time").
+
+Operations (``op``), with what they read of the scalar arguments ``a``, ``b``, ``c``, ``u``:
+
+* :data:`OP_RUN` plays games ``b .. b+c-1`` of run ``u`` with ``a`` players, one after another,
+  into the rows of ``games_out``, ``seats_out`` and ``rounds_out`` (one state and one set of
+  scratch arrays for all of them: no allocation per game). Game ``b+i`` writes only row ``i``,
+  so results do not depend on the thread count or on how a run is cut into chunks (the runner
+  plays slices of a chunk on several threads, :func:`sim.runner.in_slices`).
+* :data:`OP_START` starts game ``b`` of run ``u`` with ``a`` players, first dealer ``c`` (-1: a
+  seeded random one).
+* :data:`OP_STEP` one deal, one turn or one settlement (:func:`~.engine.step`).
+* :data:`OP_ADVANCE` steps until the ``ADV_*`` condition ``a`` holds (``b``: the elimination
+  score for :data:`ADV_BUST`).
+* :data:`OP_PLAY` plays the game to its end.
+* :data:`OP_COPY` copies the state into ``scratch`` (fork a game).
+* :data:`OP_BRANCHES` the rebuy experiment (:func:`play_branches`): seat ``a``, ``len(out)``
+  pairs on the streams of games ``(u, c + k)``.
+
+Input contract: ``R`` int64[RULE.SIZE] rule array; ``fns`` a :class:`~.layout.SeatFns` of
+``UniTuple(FunctionType(DECIDE_SIG), MAX_SEATS)``; ``r_yes`` / ``r_no`` rebuy tables of the same
+type; ``params`` float64[MAX_SEATS, N_PARAMS]; ``decks`` int16[k, MAX_CARDS] (top first; a row
+starting with -1 means "shuffle"); ``rows`` int32[rounds, MAX_SEATS, RR.SIZE]; ``out``
+int64[reps, 4]; ``games_out`` int64[count, GR.SIZE], ``seats_out`` int64[count, MAX_SEATS,
+SR.SIZE], ``rounds_out`` int32[count or 1, max_rounds or 0, MAX_SEATS, RR.SIZE].
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..jit import jit
+from ..events import NO_TRACE
+from ..jit import jit, wait_aside
+from ..policies.api import addon_slot, compiled, decision
 from ..rng import seed_game
-from .engine import new_bufs, new_state, play_game, start_game
-from .layout import GR, MAX_CARDS, SR, G, S
+from .api import DECIDE_SIG
+from .engine import copy_state, new_bufs, new_state, play_turns, start_game, step
+from .layout import GR, MAX_CARDS, MAX_SEATS, PH, RR, SR, ST, G, S, SeatFns
+from .rules import RULE
+from .rules import SPEC as RULES
+
+OP_RUN, OP_START, OP_STEP, OP_ADVANCE, OP_PLAY, OP_COPY, OP_BRANCHES = range(7)
+
+ADV_SETTLE = 0  # until a round waits to be settled (PH.SETTLE), or the game is over
+ADV_ROUND = 1  # until the round under way (or the next one) is settled, or the game is over
+ADV_BUST = 2  # until a round waits to be settled with an active seat at or over ``elim``
+
+# the arguments an operation does not use (read-only where nothing may be written)
+NO_DECKS = np.full((1, MAX_CARDS), -1, dtype=np.int16)
+NO_ROWS = np.zeros((0, MAX_SEATS, RR.SIZE), dtype=np.int32)
+NO_OUT = np.zeros((0, 4), dtype=np.int64)
+NO_GAMES = np.zeros((0, GR.SIZE), dtype=np.int64)
+NO_SEATS = np.zeros((0, MAX_SEATS, SR.SIZE), dtype=np.int64)
+NO_ROUNDS = np.zeros((1, 0, MAX_SEATS, RR.SIZE), dtype=np.int32)
 
 
-@jit
+@jit(inline="always")
 def write_records(st, games_row, seats_rows):
     g = st.g
     games_row[GR.WINNER] = g[G.WINNER]
@@ -42,72 +84,125 @@ def write_records(st, games_row, seats_rows):
         seats_rows[q, SR.BAD_ANSWERS] = st.s[q, S.BAD_ANSWERS]
 
 
-@jit
-def play_one(
-    st,
-    bufs,
-    R,
-    n_players,
-    seed,
-    index,
-    fns,
-    params,
-    decks,
-    first_dealer,
-    games_row,
-    seats_rows,
-    rounds_rows,
+@jit(inline="always")
+def play_game(st, R, fns, params, decks, rows, bufs, tr):
+    """Step until the game is over (a round's turns in one :func:`~.engine.play_turns`)."""
+    while st.g[G.PHASE] != PH.DONE:
+        if st.g[G.PHASE] == PH.TURN:
+            play_turns(st, R, fns, params, bufs, tr, R[RULE.MAX_TURNS_PER_ROUND] + 1)
+        else:
+            step(st, R, fns, params, decks, rows, bufs, tr)
+
+
+@jit(inline="always")
+def advance(st, R, fns, params, decks, rows, bufs, tr, mode, elim):
+    """Step the game until the ``mode`` condition (ADV_*) holds; returns the phase."""
+    g = st.g
+    if mode == ADV_ROUND:
+        if g[G.PHASE] == PH.DEAL:
+            step(st, R, fns, params, decks, rows, bufs, tr)
+        while g[G.PHASE] == PH.TURN or g[G.PHASE] == PH.SETTLE:
+            step(st, R, fns, params, decks, rows, bufs, tr)
+        return g[G.PHASE]
+    while g[G.PHASE] != PH.DONE:
+        if g[G.PHASE] == PH.SETTLE:
+            if mode == ADV_SETTLE:
+                break
+            if g[G.OUT] >= 0:
+                for q in range(g[G.NP]):
+                    if st.s[q, S.STATUS] == ST.ACTIVE and st.s[q, S.SCORE] >= elim:
+                        return g[G.PHASE]
+        step(st, R, fns, params, decks, rows, bufs, tr)
+    return g[G.PHASE]
+
+
+@jit(inline="always")
+def play_branches(
+    st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, scratch, q, seed, base, out
 ):
-    """Play game ``index`` of run ``seed`` to its end on ``st`` and ``bufs`` (a state and
-    scratch arrays of any earlier game: every field a game reads is reset when it starts or
-    deals) and write its records; returns the state.
-
-    ``decks`` int16[k, MAX_CARDS] stacks the first k rounds' decks (top first; a row starting
-    with -1 means "shuffle"); ``first_dealer`` -1 means a seeded random first dealer.
-    """
-    seed_game(st.rng, seed, index)
-    start_game(st, R, n_players, first_dealer)
-    play_game(st, R, fns, params, decks, rounds_rows, bufs, None)
-    write_records(st, games_row, seats_rows)
+    """For k in range(len(out)): fork ``st`` (waiting at PH.SETTLE) twice, reseed both copies
+    with the streams of game ``(seed, base + k)``, settle the round with rebuy tables ``r_yes``
+    / ``r_no``, and play both to the end with the seats' own rebuy rules. ``out[k]`` = (net
+    stakes of seat ``q`` if it rebought, if it declined, 1 if it won rebuying, 1 if it won
+    declining). Both copies of a pair draw the same random numbers (common random numbers)."""
+    yes = SeatFns(fns.draw, fns.play, fns.discard, r_yes)
+    no = SeatFns(fns.draw, fns.play, fns.discard, r_no)
+    for k in range(out.shape[0]):
+        for b in range(2):
+            copy_state(st, scratch)
+            seed_game(scratch.rng, seed, base + k)
+            step(scratch, R, yes if b == 0 else no, params, decks, rows, bufs, tr)
+            play_game(scratch, R, fns, params, decks, rows, bufs, tr)
+            out[k, b] = scratch.s[q, S.WON] - scratch.s[q, S.PAID]
+            out[k, 2 + b] = 1 if scratch.g[G.WINNER] == q else 0
 
 
 @jit
-def run_games(
-    R,
-    n_players,
-    seed,
-    start,
-    count,
-    fns,
-    params,
-    games_out,
-    seats_out,
-    rounds_out,
-):
-    """Play games ``start .. start+count-1`` one after another into the ``*_out`` rows.
+def drive(
+    op, st, R, fns, params, decks, rows, bufs, tr, scratch, r_yes, r_no, a, b, c, u, out,
+    games_out, seats_out, rounds_out,
+):  # fmt: skip
+    """Run operation ``op`` (OP_*, see the module docstring); returns the game's phase."""
+    if op == OP_RUN:
+        record = rounds_out.shape[0] == c
+        for i in range(c):
+            seed_game(st.rng, u, b + i)
+            start_game(st, R, a, -1)
+            play_game(st, R, fns, params, decks, rounds_out[i if record else 0], bufs, tr)
+            write_records(st, games_out[i], seats_out[i])
+    elif op == OP_START:
+        seed_game(st.rng, u, b)
+        start_game(st, R, a, c)
+    elif op == OP_STEP:
+        step(st, R, fns, params, decks, rows, bufs, tr)
+    elif op == OP_ADVANCE:
+        advance(st, R, fns, params, decks, rows, bufs, tr, a, b)
+    elif op == OP_PLAY:
+        play_game(st, R, fns, params, decks, rows, bufs, tr)
+    elif op == OP_COPY:
+        copy_state(st, scratch)
+    elif op == OP_BRANCHES:
+        play_branches(st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, scratch, a, u, c, out)
+    return st.g[G.PHASE]
 
-    Serial on purpose: :func:`sim.runner.run_chunk` runs slices of a chunk on several Python
-    threads (the kernel releases the GIL). A ``prange`` loop here cost 6 s of compile time on
-    every fresh machine and bought nothing the threads do not.
-    """
-    record = rounds_out.shape[0] == count
-    decks = np.full((1, MAX_CARDS), -1, dtype=np.int16)
-    st = new_state()  # one state and one set of scratch arrays for all the games (no
-    bufs = new_bufs(R)  # allocation per game)
-    for i in range(count):
-        rr = rounds_out[i] if record else rounds_out[0]
-        play_one(
-            st,
-            bufs,
-            R,
-            n_players,
-            seed,
-            start + i,
-            fns,
-            params,
-            decks,
-            -1,
-            games_out[i],
-            seats_out[i],
-            rr,
+
+@decision
+def _stand_in(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """A decision function that compiles in a moment, for :func:`precompile`."""
+    return 0
+
+
+def precompile() -> None:
+    """Compile :func:`drive` into the on-disk cache with stand-in decision functions (the
+    engine is typed on the decision signature only, so every seating uses this code). Run in
+    a child process by :func:`sim.jit.compile_aside`, while the parent compiles the seats'
+    own functions."""
+    f = compiled(_stand_in, DECIDE_SIG)
+    fns = SeatFns(*(((f,) * MAX_SEATS) for _ in SeatFns._fields))
+    R = RULES.make().to_array()
+    params = np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
+    call(OP_START, new_state(), R, fns, params, new_bufs(R), a=2, c=0)
+
+
+def call(op, st, R, fns, params, bufs, *, decks=NO_DECKS, rows=NO_ROWS, tr=NO_TRACE,
+         scratch=None, r_yes=None, r_no=None, a=0, b=0, c=0, u=0, out=NO_OUT,
+         games_out=NO_GAMES, seats_out=NO_SEATS, rounds_out=NO_ROUNDS) -> int:  # fmt: skip
+    """:func:`drive` with every argument an operation does not use filled in, typed as always
+    (so no call compiles a second copy)."""
+    wait_aside("loba")
+    return int(
+        drive(
+            op, st, R, fns, params, decks, rows, bufs, tr, st if scratch is None else scratch,
+            fns.rebuy if r_yes is None else r_yes, fns.rebuy if r_no is None else r_no,
+            int(a), int(b), int(c), np.uint64(u), out, games_out, seats_out, rounds_out,
         )
+    )  # fmt: skip
+
+
+def run_games(R, n_players, seed, start, count, fns, params, games_out, seats_out, rounds_out):
+    """Play games ``start .. start+count-1`` of run ``seed`` into the ``*_out`` rows."""
+    st = new_state()
+    call(
+        OP_RUN, st, R, fns, params, new_bufs(R), a=n_players, b=start, c=count, u=seed,
+        games_out=games_out, seats_out=seats_out, rounds_out=rounds_out,
+    )  # fmt: skip

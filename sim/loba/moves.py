@@ -455,7 +455,7 @@ def options_bound(R):
     return 4 * esc + 13 * pierna + MAX_MELDS * 6
 
 
-@kernel
+@kernel(readonly=("meld",))
 def pierna_accepts(meld, s, R):
     """[A21] may a card of suit ``s`` (and the pierna's rank) be laid off on this pierna?"""
     c = meld[M.C0 + s]
@@ -472,7 +472,7 @@ def pierna_accepts(meld, s, R):
     return ns < 3
 
 
-@kernel
+@kernel(readonly=("hand", "melds"))
 def gen_layoffs(hand, hand_n, melds, nm, R, acts, n):
     """Append every single-card lay-off the hand can make ([A21], [A22]); returns the count."""
     if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
@@ -519,7 +519,7 @@ def gen_layoffs(hand, hand_n, melds, nm, R, acts, n):
     return n
 
 
-@kernel
+@kernel(readonly=("act",))
 def apply_play(hand, melds, nm, act, seat):
     """Carry out one play row; returns the new meld count. The play must be legal."""
     if act[A.TYPE] == PLAY.MELD:

@@ -15,86 +15,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..events import recorded
-from ..jit import DISABLED, jit
-from ..rng import seed_game
+from ..events import NO_TRACE, recorded
+from ..jit import DISABLED
 from ..rules import RuleSet
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
-from .engine import copy_state, new_bufs, new_state, new_trace, play_game, start_game, step
+from .engine import new_bufs, new_state, new_trace
+from .kernel import (
+    ADV_BUST,
+    ADV_ROUND,
+    ADV_SETTLE,
+    NO_ROWS,
+    OP_ADVANCE,
+    OP_BRANCHES,
+    OP_COPY,
+    OP_PLAY,
+    OP_START,
+    OP_STEP,
+    call,
+)
 from .layout import MAX_CARDS, MAX_SEATS, MELD, N_IDS, PH, RR, ST, G, M, S, SeatFns
 from .rules import SPEC as RULES
 
 TRACE_EVENTS = 20_000  # starting capacity; sim.trace doubles it when a game needs more
 
 
-# ---------------------------------------------------------------- compiled drivers
-# Calling the kernel from Python unboxes every seat's decision functions (a millisecond or
-# so), so the loops that step a game many times live here, compiled.
-
-ADV_SETTLE = 0  # until a round waits to be settled (PH.SETTLE), or the game is over
-ADV_ROUND = 1  # until the round under way (or the next one) is settled, or the game is over
-ADV_BUST = 2  # until a round waits to be settled with an active seat at or over ``elim``
-
-
-@jit
-def advance(st, R, fns, params, decks, rows, bufs, tr, mode, elim):
-    """Step the game until the ``mode`` condition (ADV_*) holds; returns the phase."""
-    g = st.g
-    if mode == ADV_ROUND:
-        if g[G.PHASE] == PH.DEAL:
-            step(st, R, fns, params, decks, rows, bufs, tr)
-        while g[G.PHASE] == PH.TURN or g[G.PHASE] == PH.SETTLE:
-            step(st, R, fns, params, decks, rows, bufs, tr)
-        return g[G.PHASE]
-    while g[G.PHASE] != PH.DONE:
-        if g[G.PHASE] == PH.SETTLE:
-            if mode == ADV_SETTLE:
-                break
-            if g[G.OUT] >= 0:
-                for q in range(g[G.NP]):
-                    if st.s[q, S.STATUS] == ST.ACTIVE and st.s[q, S.SCORE] >= elim:
-                        return g[G.PHASE]
-        step(st, R, fns, params, decks, rows, bufs, tr)
-    return g[G.PHASE]
-
-
-@jit
-def play_branches(st, R, fns, r_yes, r_no, params, decks, rows, bufs, scratch, q, seed, base, out):
-    """For k in range(len(out)): fork ``st`` (waiting at PH.SETTLE) twice, reseed both copies
-    with the streams of game ``(seed, base + k)``, settle the round with rebuy tables ``r_yes``
-    / ``r_no``, and play both to the end with the seats' own rebuy rules ``r``. ``out[k]`` =
-    (net stakes of seat ``q`` if it rebought, if it declined, 1 if it won rebuying, 1 if it won
-    declining). Both copies of a pair draw the same random numbers (common random numbers)."""
-    for k in range(out.shape[0]):
-        for b in range(2):
-            copy_state(st, scratch)
-            seed_game(scratch.rng, seed, base + k)
-            if b == 0:
-                step(
-                    scratch,
-                    R,
-                    SeatFns(fns.draw, fns.play, fns.discard, r_yes),
-                    params,
-                    decks,
-                    rows,
-                    bufs,
-                    None,
-                )
-            else:
-                step(
-                    scratch,
-                    R,
-                    SeatFns(fns.draw, fns.play, fns.discard, r_no),
-                    params,
-                    decks,
-                    rows,
-                    bufs,
-                    None,
-                )
-            play_game(scratch, R, fns, params, decks, rows, bufs, None)
-            out[k, b] = scratch.s[q, S.WON] - scratch.s[q, S.PAID]
-            out[k, 2 + b] = 1 if scratch.g[G.WINNER] == q else 0
+# The loops that step a game many times run compiled, in the engine's one entry point
+# (:func:`~.kernel.drive`): calling the kernel from Python unboxes every seat's decision
+# functions (a millisecond or so).
 
 
 def full_deck(rules: RuleSet) -> list[int]:
@@ -174,33 +122,34 @@ class Game:
         self.st = new_state()
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
         self.bufs = new_bufs(self.R)
-        self.tr = new_trace(cap, cap * 4) if cap > 0 else None
-        seed_game(self.st.rng, np.uint64(seed), index)
-        start_game(self.st, self.R, self.n, first_dealer)
+        self.tr = new_trace(cap, cap * 4) if cap > 0 else NO_TRACE
+        self._call(OP_START, a=self.n, b=index, c=first_dealer, u=self.seed)
         self.first_dealer = int(self.st.g[G.DEALER])
 
     # ------------------------------------------------------------ stepping
-    def _args(self, tables=None) -> tuple:
-        """The kernel's arguments for this game: state, rules, seat tables, decks, records."""
-        fns, params = tables or self.tables
-        rows = self.rounds_rows
-        return (self.st, self.R, fns, params, self.decks, rows, self.bufs, self.tr)
+    def _call(self, op: int, quick: bool = True, **kw) -> int:
+        """:func:`~.kernel.drive` on this game's state, rules, seats, decks, records and trace
+        (``quick``: the seats' functions as Handles, cheaper to hand over from Python)."""
+        fns, params = self._quick() if quick else self.tables
+        kw.setdefault("tr", self.tr)
+        kw.setdefault("rows", self.rounds_rows)
+        return call(op, self.st, self.R, fns, params, self.bufs, decks=self.decks, **kw)
 
     def _quick(self) -> tuple:
-        """The kernel's arguments with the seats' tables as Handles (for short calls)."""
+        """The seats' tables with the functions as Handles (for calls from Python)."""
         if DISABLED:
-            return self._args()
+            return self.tables
         if self._handles is None or self._handles[0] is not self.tables:
             from ..policies.api import handles
 
             fns, params = self.tables
             quick = SeatFns(*(handles(f, DECIDE_SIG) for f in fns))
             self._handles = (self.tables, (quick, params))
-        return self._args(self._handles[1])
+        return self._handles[1]
 
     def step(self) -> int:
         """One deal or one turn; returns the new phase."""
-        return int(step(*self._quick()))
+        return self._call(OP_STEP)
 
     def turn(self) -> int:
         """One deal or one turn; a round that ends is also settled (rebuys, elimination)."""
@@ -210,7 +159,7 @@ class Game:
         return self.phase
 
     def _advance(self, mode: int, elim: int = 0) -> int:
-        return int(advance(*self._quick(), mode, elim))
+        return self._call(OP_ADVANCE, a=mode, b=elim)
 
     def play_round(self) -> None:
         """Play on until the current round (or the next one, if between rounds) is settled."""
@@ -218,7 +167,7 @@ class Game:
 
     def play(self) -> Game:
         """Play to the end of the game (compiled loop)."""
-        play_game(*self._args())
+        self._call(OP_PLAY)
         return self
 
     def fork(self) -> Game:
@@ -226,10 +175,10 @@ class Game:
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
         other.st = new_state()
-        copy_state(self.st, other.st)
+        self._call(OP_COPY, scratch=other.st)
         other.rounds_rows = self.rounds_rows.copy()
         other.bufs = new_bufs(self.R)
-        other.tr = None
+        other.tr = NO_TRACE
         return other
 
     def rebuy_decisions(self) -> list[int]:
@@ -289,29 +238,14 @@ class Game:
         r_yes = tuple(rebuy_always if i == seat else r[i] for i in range(len(r)))
         r_no = tuple(rebuy_never if i == seat else r[i] for i in range(len(r)))
         out = np.zeros((int(reps), 4), dtype=np.int64)
-        rows = np.zeros((0, MAX_SEATS, RR.SIZE), dtype=np.int32)
-        play_branches(
-            self.st,
-            self.R,
-            fns,
-            r_yes,
-            r_no,
-            params,
-            self.decks,
-            rows,
-            new_bufs(self.R),
-            new_state(),
-            seat,
-            np.uint64(seed),
-            base,
-            out,
-        )
+        self._call(OP_BRANCHES, rows=NO_ROWS, tr=NO_TRACE, scratch=new_state(), r_yes=r_yes,
+                   r_no=r_no, a=seat, c=base, u=seed, out=out)  # fmt: skip
         return out
 
     # ------------------------------------------------------------ views
     def trace_arrays(self):
         """(events, payload, overflowed) recorded so far (copies)."""
-        if self.tr is None:
+        if self.tr is NO_TRACE:
             raise ValueError("This game was not created with trace=True.")
         return recorded(self.tr)
 

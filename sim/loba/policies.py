@@ -78,7 +78,7 @@ def random_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 # ---------------------------------------------------------------- greedy
 
 
-@kernel
+@kernel(readonly=("acts",))
 def best_play(acts, n):
     """Largest new meld first (ties: higher top position, [A18]); then the first lay-off."""
     best = -1
@@ -94,7 +94,7 @@ def best_play(acts, n):
     return best
 
 
-@kernel
+@kernel(readonly=("acts",))
 def cards_covered(acts, n):
     """Bit c set when some option puts a card of identity c down."""
     cover = 0
@@ -114,7 +114,7 @@ def cards_covered(acts, n):
     return cover
 
 
-@kernel
+@kernel(readonly=("hand",))
 def loose_cards(hand, cover):
     """Cards of the hand whose identity is not in ``cover``."""
     loose = 0
@@ -145,7 +145,7 @@ def play_out(h, ms, nm, R, melded, seat, opts):
     return hn
 
 
-@kernel
+@kernel(readonly=("hand", "melds", "pub", "acts"))
 def may_go_out(hand, melds, pub, acts, n):
     """Cheap necessary condition for going out this turn: every card but one is put down by
     some option (or, before the seat's own meld, by a lay-off it could then make)."""
@@ -181,23 +181,22 @@ def _arr(dtype, ndim, readonly):
     return types.Array(dtype, ndim, "C", readonly=readonly)
 
 
-# (hand, melds, pub, acts, n, must): as a decision function hands them over (read-only), and
-# as take_goes_out builds them
-GOING_OUT_SIGS = [
-    types.UniTuple(types.int64, 2)(
-        _arr(types.int8, 1, ro),
-        _arr(types.int16, 2, True),
-        _arr(types.int32, 1, True),
-        _arr(types.int16, 2, ro),
-        types.int64,
-        types.int64,
-    )
-    for ro in (True, False)
-]
+# (hand, melds, pub, acts, n, must), all read-only as a decision function hands them over (the
+# arrays take_goes_out builds are passed read-only too: one compiled copy)
+GOING_OUT_SIG = types.UniTuple(types.int64, 2)(
+    _arr(types.int8, 1, True),
+    _arr(types.int16, 2, True),
+    _arr(types.int32, 1, True),
+    _arr(types.int16, 2, True),
+    types.int64,
+    types.int64,
+)
 
 
-@jit(GOING_OUT_SIGS)  # compiled on import, with reference counting: the decision functions
-def going_out(hand, melds, pub, acts, n, must):  # that call it need none (measured: -8%/turn)
+# compiled on import, with reference counting: the decision functions that call it need none
+# (measured: -8%/turn)
+@jit([GOING_OUT_SIG], readonly=("hand", "melds", "pub", "acts"))
+def going_out(hand, melds, pub, acts, n, must):
     """``(i, left)``: the option ``i`` after which playing largest-first leaves the fewest
     cards (``left``; ties: greedy's order), when that lets the seat go out this turn (at most
     one card left, to discard) and puts a card of identity ``must`` down (-1: any); else

@@ -51,4 +51,5 @@ SPEC = GameSpec(
     handle=Game,
     tools={"check_meld": check_meld},
     positions=Positions(load_position, moves, moves_text, replay_position),
+    precompile="sim.loba.kernel:precompile",
 )

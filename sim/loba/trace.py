@@ -2,8 +2,9 @@
 
 Game ``G`` of a run is fully determined by (rules, seats, seed, G): :func:`replay` plays it
 again with the kernel's event recording switched on (see :mod:`sim.loba.engine`, ``ev``) and
-decodes the event rows into dicts in the JSON Lines schema below. Batch runs pass no trace
-buffer (``tr=None``), so every recording branch is compiled out of them.
+decodes the event rows into dicts in the JSON Lines schema below. Batch runs pass a trace with
+no room (:data:`sim.events.NO_TRACE`) through the same compiled kernel, and skip every
+recording branch.
 
 Schema (one object per line; fields may be added, never renamed)::
 
