@@ -146,6 +146,8 @@ EXAMPLES = {
         "loba rebuy-value --mode policy --games 50000",
         "loba rebuy-value --mode state --games 2000 --plot rebuy.png",
         "loba rebuy-value --seats greedy,greedy,greedy --format json",
+        "loba rebuy-value --mode state --games 2000 --save rebuy.csv   # for rebuy=table:FILE",
+        "loba rebuy-value --seats careful,greedy,greedy,greedy --rebuy table:rebuy.csv",
     ),
     "tournament": _examples(
         "loba tournament --seats-pool random,greedy,hold,careful,wary --players 4 --games 2000",
@@ -403,7 +405,10 @@ text_json_option = click.option(
 
 
 def _param_records(obj) -> dict:
-    """Each parameter's default and range (``null`` where none is declared), for JSON."""
+    """Each parameter's default and range (``null`` where none is declared), for JSON; none
+    for a rule that reads its values from a file (``table:PATH``)."""
+    if getattr(obj, "load", None) is not None:
+        return {}
     ranges = getattr(obj, "ranges", {}) or {}
     return {
         k: {"default": v, "range": list(ranges[k]) if k in ranges else None}
@@ -547,7 +552,10 @@ def tables_cmd(game, fmt):
 
 
 def _params(obj) -> str:
-    """``patience=3 (0..200)``: each parameter's default and, if declared, its range."""
+    """``patience=3 (0..200)``: each parameter's default and, if declared, its range; ``PATH``
+    for a rule that reads its values from a file (``table:PATH``)."""
+    if getattr(obj, "load", None) is not None:
+        return "PATH (a file)"
     ranges = getattr(obj, "ranges", {}) or {}
 
     def one(k, v):
@@ -1423,6 +1431,9 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
 REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (flag, mode)
     "seat": ("--seat", "policy"),
     "threads": ("--threads", "policy"),
+    "rule": ("--rebuy", "policy"),
+    "against": ("--against", "policy"),
+    "save_file": ("--save", "state"),
     "reps": ("--reps", "state"),
     "by": ("--by", "state"),
     "min_cases": ("--min-cases", "state"),
@@ -1435,8 +1446,8 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     type=click.Choice(["policy", "state"]),
     default="policy",
     show_default=True,
-    help="policy: same seeds with one seat on rebuy=always vs never; state: fork the "
-    "game at every rebuy decision.",
+    help="policy: same seeds with one seat on rebuy=always vs never (or --rebuy RULE vs "
+    "--against); state: fork the game at every rebuy decision.",
 )
 @rules_option
 @set_option
@@ -1447,6 +1458,22 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     show_default=True,
     type=int,
     help="policy mode: the seat that switches its rebuy rule.",
+)
+@click.option(
+    "--rebuy",
+    "rule",
+    default=None,
+    metavar="RULE",
+    help="policy mode: compare this rebuy rule (table:FILE, if_opponents:k=1, ...) with each "
+    "--against rule on the same seeds, instead of always with never.",
+)
+@click.option(
+    "--against",
+    "against",
+    default=None,
+    metavar="RULES",
+    help="policy mode, with --rebuy: the rules to compare it with, comma separated "
+    "[default: always,never,if_opponents].",
 )
 @click.option(
     "--games",
@@ -1488,7 +1515,16 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     "out_dir",
     default=None,
     type=click.Path(file_okay=False),
-    help="policy: write both runs here; state: write decisions.parquet here.",
+    help="policy: write both runs here (with --rebuy: OUT/rule, OUT/against-1, ...); state: "
+    "write decisions.parquet here.",
+)
+@click.option(
+    "--save",
+    "save_file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="state mode: write the table by players_left,gap_band,rebuys_used with the rules id "
+    "(CSV; .parquet or .json by the name), for seats on rebuy=table:FILE.",
 )
 @click.option("--threads", default=None, type=int, help="Worker threads (policy mode).")
 @format_option
@@ -1501,6 +1537,8 @@ def rebuy_value_cmd(
     sets,
     seats,
     seat,
+    rule,
+    against,
     games,
     seed,
     reps,
@@ -1508,10 +1546,16 @@ def rebuy_value_cmd(
     min_cases,
     plot_file,
     out_dir,
+    save_file,
     threads,
     fmt,
 ):
-    """What a rebuy is worth in stakes, with intervals, in words a player understands."""
+    """What a rebuy is worth in stakes, with intervals, in words a player understands.
+
+    With --rebuy RULE (policy mode) it compares that rebuy rule with each --against rule
+    instead: the same seeds, seat --seat switching, paired game by game. State mode with
+    --save FILE writes the table a seat on rebuy=table:FILE reads (it rebuys where the
+    value is positive)."""
     from analysis import plots, words
     from analysis import rebuy as rb
     from analysis.text import render
@@ -1524,6 +1568,12 @@ def rebuy_value_cmd(
     _check_plot_file(plot_file)  # every destination is checked before any game is played
     if out_dir is not None:
         check_out_dir(out_dir)
+    if save_file is not None and mode == "state":
+        from sim.results import check_out_file
+
+        check_out_file(save_file, "Rebuy table")
+    if against is not None and rule is None and mode == "policy":
+        raise ValueError("--against needs --rebuy RULE: the rule to compare with those.")
     from sim.runner import check_run
 
     seat_list = check_run(rules, seats, 1, seed)[2]  # bad seats or seed fail before the notice
@@ -1535,7 +1585,19 @@ def rebuy_value_cmd(
     _announce_compile("loba")
     ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
     empty = None  # why there is no table to show (instead of an empty one)
-    if mode == "policy":
+    if mode == "policy" and rule is not None:
+        n = 20000 if games is None else games
+        vs = "always,never,if_opponents" if against is None else against
+        with ProgressBar("games (each rule in turn)") as bar:
+            res = rb.compare_rebuy_rules(
+                rules, seats, rule, vs, n, seed, seat, threads, out_dir, progress=bar
+            )
+        table = res.table
+        lines = words.rebuy_rule_sentences(table, seat, res.rules_id, res.rule)
+        if ruled_out:
+            lines = empty = [ruled_out]
+        fig = plots.rebuy_rules_plot(table, res.rule) if plot_file else None
+    elif mode == "policy":
         n = 20000 if games is None else games
         with ProgressBar("games (rebuying, then not)") as bar:
             res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir, progress=bar)
@@ -1551,6 +1613,10 @@ def rebuy_value_cmd(
         if out_dir is not None:
             with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
                 dec.write_parquet(tmp)
+        if save_file is not None:
+            labels = ",".join(s.label for s in seat_list)
+            rb.save_state_table(dec, save_file, labels, min_cases, rules_id=rules.id)
+            click.echo(f"wrote {save_file}", err=True)
         keys = [c.strip() for c in by.split(",") if c.strip()]
         table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
         lines = [

@@ -49,9 +49,11 @@ from .moon import (
     widow_value,
 )
 from .rebuy import (
+    compare_rebuy_rules,
     paired_rebuy_value,
     rebuy_value_policy,
     rebuy_value_state,
+    save_state_table,
     tabulate_state_value,
 )
 from .sweep import cell_dirs, run_sweep
@@ -66,6 +68,7 @@ __all__ = [
     "bust_hazard",
     "cell_dirs",
     "compare",
+    "compare_rebuy_rules",
     "compare_runs",
     "elimination_hazard",
     "first_elimination",
@@ -85,6 +88,7 @@ __all__ = [
     "rebuy_value_policy",
     "rebuy_value_state",
     "run_sweep",
+    "save_state_table",
     "seat_advantage",
     "seat_table",
     "skill_gap",

@@ -410,6 +410,33 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
         fig.colorbar(im, ax=ax, label=unit)
 
 
+def rebuy_rules_plot(table: pl.DataFrame, rule: str) -> Figure:
+    """Paired 95% intervals of ``rule`` minus each rule it was compared against
+    (:func:`analysis.rebuy.compare_rebuy_rules`), win share and net stakes."""
+    fig = Figure(figsize=(9, 1.2 + 0.5 * table["against"].n_unique()), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax, measure in zip(axes, ("win probability", "net stakes"), strict=True):
+        part = table.filter(pl.col("measure") == measure)
+        names = part["against"].to_list()
+        for y, r in enumerate(part.iter_rows(named=True)):
+            f = 100.0 if r["unit"] == "share" else 1.0
+            d = r["difference"]
+            lo = d if r["paired_low"] is None or math.isnan(r["paired_low"]) else r["paired_low"]
+            hi = d if r["paired_high"] is None or math.isnan(r["paired_high"]) else r["paired_high"]
+            ax.errorbar([d * f], [y], xerr=[[(d - lo) * f], [(hi - d) * f]], fmt="o",
+                        capsize=6, color=f"C{y}")  # fmt: skip
+        ax.axvline(0, color="k", linewidth=0.8)
+        ax.set_yticks(range(len(names)))
+        ax.set_yticklabels([f"vs {n}" for n in names])
+        ax.set_ylim(-0.7, len(names) - 0.3)
+        unit = "percentage points" if measure == "win probability" else "stakes per game"
+        ax.set_xlabel(f"this rule − other ({unit})")
+        ax.set_title(measure)
+        ax.grid(alpha=0.3, axis="x")
+    fig.suptitle(f"rebuy={rule} against other rules on the same seeds: paired 95% intervals")
+    return fig
+
+
 def rebuy_policy_plot(table: pl.DataFrame) -> Figure:
     """Paired vs unpaired 95% intervals of the always-vs-never rebuy difference."""
     fig = Figure(figsize=(9, 3.2), layout="constrained")

@@ -13,7 +13,14 @@ branches are reseeded with the same stream. The value of the decision is the mea
 of the seat's net result (won − paid, so the rebuy's price is included) between the branches.
 :func:`tabulate_state_value` groups decisions by players left, the score gap to the leader after
 rebuying, and rebuys already used, with a t interval over decisions (repetitions of one decision
-are averaged first; decisions of one game are treated as independent) and a flag on thin cells.
+are averaged first; decisions of one game are treated as independent) and a flag on thin cells;
+:func:`save_state_table` writes that table (with the rules id) for the learned rebuy rule
+``rebuy=table:FILE`` (:mod:`sim.loba.rebuy_table`, where the cells and :data:`GAP_EDGES` are
+defined for the analysis and the kernel alike).
+
+**Rules against rules** (:func:`compare_rebuy_rules`): the same seeds played with one seat on a
+candidate rule (``table:FILE``) and on each of several others (``always``, ``never``,
+``if_opponents``), each paired game by game with the candidate's run.
 """
 
 from __future__ import annotations
@@ -24,11 +31,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from sim.loba.rebuy_table import GAP_EDGES, gap_band_order, gap_label
+
 from .errors import AnalysisError
 from .metrics import add_t
 from .stats import LEVEL, t_ci, welch_diff
 
-GAP_EDGES = (0, 10, 25, 50)
+# GAP_EDGES and the band labels are defined once, in sim.loba.rebuy_table (the kernel's rule
+# reads the same cells); imported here, and re-exported for analysis.plots
+_gap_label = gap_label
+TABLE_BY = ("players_left", "gap_band", "rebuys_used")  # the cells of rebuy=table:FILE
 MIN_CASES = 30
 MAX_REPS = 256
 
@@ -50,13 +62,20 @@ def _seat_list(seats) -> list[str]:
 
 # ------------------------------------------------------------------ policy level
 def paired_rebuy_value(
-    games_always, seats_always, games_never, seats_never, seat: int, level: float = LEVEL
+    games_always,
+    seats_always,
+    games_never,
+    seats_never,
+    seat: int,
+    level: float = LEVEL,
+    names: tuple[str, str] = ("always", "never"),
 ) -> pl.DataFrame:
     """Per-game paired comparison of one seat's result between two runs of the same seeds.
 
     Returns one row per measure (``win probability``, ``net stakes``): the mean under
-    ``always`` and ``never``, their difference, the paired t interval (per-game differences),
-    the unpaired Welch interval, and both widths. Games are matched on ``game``.
+    ``always`` and ``never`` (the first and second run; columns named by ``names``), their
+    difference, the paired t interval (per-game differences), the unpaired Welch interval, and
+    both widths. Games are matched on ``game``.
     """
 
     def side(games, seats, tag):
@@ -98,8 +117,8 @@ def paired_rebuy_value(
                 "measure": measure,
                 "unit": unit,
                 "games": n,
-                "always": float(a.mean()),
-                "never": float(b.mean()),
+                names[0]: float(a.mean()),
+                names[1]: float(b.mean()),
                 "difference": md,
                 "paired_low": plo,
                 "paired_high": phi,
@@ -172,21 +191,90 @@ def rebuy_value_policy(
     return PolicyRebuyValue(table, rs.id, a, b, seat, games, seed, ra, rn)
 
 
+@dataclass
+class RuleComparison:
+    """Result of :func:`compare_rebuy_rules`: one paired table per rule compared against, the
+    seat strings and the runs (``runs[label]``: :class:`sim.results.Results`)."""
+
+    table: pl.DataFrame
+    rules_id: str
+    rule: str
+    against: list[str]
+    seat: int
+    seats: dict[str, list[str]]
+    games: int
+    seed: int
+    runs: dict
+
+
+def compare_rebuy_rules(
+    rules="pagat",
+    seats="greedy,greedy,greedy,greedy",
+    rule: str = "always",
+    against=("always", "never", "if_opponents"),
+    games: int = 20000,
+    seed: int = 0,
+    seat: int = 0,
+    threads: int | None = None,
+    out=None,
+    level: float = LEVEL,
+    progress: Callable[[int, int], None] | None = None,
+) -> RuleComparison:
+    """Play ``games`` seeds with seat ``seat`` on rebuy rule ``rule`` (``"table:t.csv"``) and
+    again on each rule of ``against`` (everything else equal), and compare that seat's results
+    game by game with the ``rule`` run (:func:`paired_rebuy_value`).
+
+    Returns one row per rule against and measure: ``against``, ``measure``, ``unit``,
+    ``games``, ``rule`` and ``other`` (the seat's mean under each), ``difference`` (rule -
+    other), the paired and unpaired intervals and their widths, ``games_that_differ``. With
+    ``out``, every run is written as a run directory: ``out/rule`` and ``out/against-K`` (K =
+    1, 2, ... in the order of ``against``). ``progress(done, total)``: games played of all
+    runs."""
+    from pathlib import Path
+
+    from sim.runner import resolve_rules, simulate
+
+    rs = resolve_rules(rules)
+    labels = _seat_list(seats)
+    if not 0 <= seat < len(labels):
+        raise AnalysisError(f"--seat must be from 0 to {len(labels) - 1}, not {seat}.")
+    against = [a.strip() for a in (against.split(",") if isinstance(against, str) else against)]
+    against = list(dict.fromkeys(a for a in against if a))
+    if not against:
+        raise AnalysisError("Name at least one rebuy rule to compare against (--against).")
+    rule = rule.strip()
+    tables = {}
+    for r in [rule, *against]:
+        s = list(labels)
+        s[seat] = switch_rebuy(labels[seat], r)
+        tables[r] = _seat_list(s)  # a bad rule is refused before any game is played
+    total = games * (1 + len(against))
+    runs = {}
+    for k, r in enumerate([rule, *against]):
+        if r in runs:
+            continue
+
+        def part(d, n, k=k):
+            if progress is not None:
+                progress(k * games + d, total)
+
+        runs[r] = simulate(rs, ",".join(tables[r]), games=games, seed=seed, threads=threads,
+                           progress=part)  # fmt: skip
+        if out is not None:
+            runs[r].write(Path(out) / ("rule" if k == 0 else f"against-{k}"))
+    parts = []
+    base = runs[rule]
+    for r in against:
+        other = runs[r]
+        t = paired_rebuy_value(
+            base.games, base.seats, other.games, other.seats, seat, level, ("rule", "other")
+        )
+        parts.append(t.select(pl.lit(r).alias("against"), pl.all()))
+    table = pl.concat(parts)
+    return RuleComparison(table, rs.id, rule, against, seat, tables, games, seed, runs)
+
+
 # ------------------------------------------------------------------ state level
-def _gap_label(gap: float, edges=GAP_EDGES) -> str:
-    for i in range(len(edges) - 1, -1, -1):
-        if gap >= edges[i]:
-            if i == len(edges) - 1:
-                return f"{edges[i]}+"
-            return f"{edges[i]}-{edges[i + 1] - 1}"
-    return f"<{edges[0]}"
-
-
-def gap_band_order(edges=GAP_EDGES) -> list[str]:
-    """The gap band labels in increasing order."""
-    return [_gap_label(e, edges) for e in edges]
-
-
 def rebuy_value_state(
     rules="pagat",
     seats="greedy,greedy,greedy,greedy",
@@ -365,3 +453,50 @@ def tabulate_state_value(
             sort.append(pl.col(c))
     cols = [*by, "cases", "value", "ci_low", "ci_high", "win_gain", "win_low", "win_high"]
     return agg.sort(sort).select([*cols, "thin", "verdict"])
+
+
+def state_table(
+    decisions,
+    seats: str | None = None,
+    min_cases: int = MIN_CASES,
+    level: float = LEVEL,
+    rules_id: str | None = None,
+) -> pl.DataFrame:
+    """The table ``rebuy=table:FILE`` reads: :func:`tabulate_state_value` by ``players_left,
+    gap_band, rebuys_used``, with the decisions' ``rules_id`` and the run's ``seats`` (for the
+    reader; not checked) as columns (``rules_id``: that of the decisions unless given)."""
+    df = _eager(decisions)
+    t = tabulate_state_value(df, TABLE_BY, min_cases=min_cases, level=level)
+    rid = rules_id
+    if rid is None and "rules_id" in df.columns and df.height:
+        rid = df["rules_id"][0]
+    return t.with_columns(
+        pl.lit(rid, dtype=pl.String).alias("rules_id"),
+        pl.lit(seats, dtype=pl.String).alias("seats"),
+    )
+
+
+def save_state_table(
+    decisions,
+    path,
+    seats: str | None = None,
+    min_cases: int = MIN_CASES,
+    level: float = LEVEL,
+    rules_id: str | None = None,
+) -> pl.DataFrame:
+    """Write :func:`state_table` to ``path`` (Parquet for ``.parquet``, JSON for ``.json``,
+    else CSV), whole or not at all; returns the table."""
+    from pathlib import Path
+
+    from sim.results import atomic_output
+
+    t = state_table(decisions, seats, min_cases, level, rules_id)
+    kind = Path(path).suffix.lower()
+    with atomic_output(path, "Rebuy table") as tmp:
+        if kind == ".parquet":
+            t.write_parquet(tmp)
+        elif kind == ".json":
+            t.write_json(tmp)
+        else:
+            t.write_csv(tmp)
+    return t

@@ -309,6 +309,32 @@ def rebuy_policy_sentences(table: pl.DataFrame, seat: int, rules_id: str) -> lis
     return out
 
 
+def rebuy_rule_sentences(table: pl.DataFrame, seat: int, rules_id: str, rule: str) -> list[str]:
+    """:func:`analysis.rebuy.compare_rebuy_rules` in words: per rule compared against, how the
+    seat's net result and win share change with ``rule`` instead, paired over the same games."""
+    out = []
+    for (other,), part in table.group_by("against", maintain_order=True):
+        w = part.filter(pl.col("measure") == "win probability").row(0, named=True)
+        n = part.filter(pl.col("measure") == "net stakes").row(0, named=True)
+        head = f"Under {rules_id}, seat {seat} on rebuy={rule} instead of rebuy={other}"
+        if not n["games_that_differ"] and not w["games_that_differ"]:
+            out.append(f"{head} got the same result in all {n['games']:,} games.")
+            continue
+        verdict = _verdict(n["paired_low"], n["paired_high"], f"{rule} does better",
+                           f"{other} does better")  # fmt: skip
+        out.append(
+            f"{head} changes its net result by {num(n['difference'], 3, sign=True)} stakes per"
+            f" game (paired 95% CI {num(n['paired_low'], 3, sign=True)}…"
+            f"{num(n['paired_high'], 3, sign=True)}) and its win share by"
+            f" {num(100 * w['difference'], 2, sign=True)} points"
+            f" ({num(100 * w['paired_low'], 2, sign=True)}…"
+            f"{num(100 * w['paired_high'], 2, sign=True)}; {pct(w['rule'])} vs"
+            f" {pct(w['other'])}), over {n['games']:,} games of which"
+            f" {n['games_that_differ']:,} differ: {verdict}."
+        )
+    return out
+
+
 def _verdict(lo, hi, yes="buy back", no="decline") -> str:
     if lo is None or math.isnan(lo):
         return "too few cases to tell"

@@ -51,8 +51,7 @@ def plugin_seats(job: ChunkJob) -> list[tuple[int, str]]:
     seats = parse_seats(list(job.seat_specs), game=job.spec)
     out = []
     for i, s in enumerate(seats):
-        refs = [s.policy_ref, *(a.ref for a in s.addons)]
-        if any(":" in r for r in refs):
+        if ":" in s.policy_ref or any(a.plugin for a in s.addons):
             out.append((i, job.seat_labels[i]))
     return out
 

@@ -39,7 +39,7 @@ import numpy as np
 from .game import GameSpec
 from .games import get_game
 from .house import is_house_file, load_house_rules
-from .policies import Seat, SeatError, parse_seats
+from .policies import Seat, SeatError, check_seat_rules, parse_seats
 from .results import (
     KNOB_COLUMNS,
     MAX_GAMES,
@@ -183,6 +183,7 @@ def check_run(rules, seats, games, seed, game=None) -> tuple[GameSpec, RuleSet, 
         if s.game != spec.name:
             raise SeatError(f"Seat '{s.label}' plays {s.game}, not {spec.title}.")
     rules.check_players(len(seat_list))
+    check_seat_rules(seat_list, rules)
     if (
         isinstance(games, bool)
         or not isinstance(games, int | np.integer)
@@ -364,8 +365,9 @@ class ChunkError(RuntimeError):
 
 
 def portable_seat(seat: Seat) -> str:
-    """The seat string with plug-in file paths made absolute, so another process (a Dask
-    worker, a later ``--resume`` from another folder) loads the same module."""
+    """The seat string with plug-in file paths (and the files of file rules, ``table:PATH``)
+    made absolute, so another process (a Dask worker, a later ``--resume`` from another
+    folder) loads the same module or file."""
 
     def fix(ref: str) -> str:
         mod, sep, name = ref.rpartition(":")
@@ -373,7 +375,14 @@ def portable_seat(seat: Seat) -> str:
             return f"{Path(mod).expanduser().resolve()}:{name}"
         return ref
 
-    addons = tuple(dataclasses.replace(a, ref=fix(a.ref)) for a in seat.addons)
+    def fix_addon(a):
+        if a.path:
+            return dataclasses.replace(
+                a, ref=f"{a.ref.partition(':')[0]}:{Path(a.path).expanduser().resolve()}"
+            )
+        return dataclasses.replace(a, ref=fix(a.ref))
+
+    addons = tuple(fix_addon(a) for a in seat.addons)
     return dataclasses.replace(seat, policy_ref=fix(seat.policy_ref), addons=addons).label
 
 

@@ -61,7 +61,8 @@
   Against three ``careful`` it wins 31.81% (50,000 games, +6.78 +-0.46 over careful there).
 
 Rebuy rules: ``always``, ``never``, ``if_opponents:k=K`` (rebuy only while at least K other
-players are still under the limit).
+players are still under the limit), ``table:PATH`` (rebuy where a state-level rebuy-value table
+says the value is positive, else decline; cells it lacks rebuy: :mod:`sim.loba.rebuy_table`).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ from .moves import (
     pierna_count,
     pos_card,
 )
+from .rebuy_table import PARAM_NAMES, load_table, rebuy_cell, table_says_rebuy
 from .rules import PIERNA, RULE, TAKE
 
 REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a Loba seat)
@@ -876,6 +878,11 @@ def rebuy_if_opponents(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 1 if k >= params[REBUY_SLOT0] else 0
 
 
+@decision
+def rebuy_table(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    return table_says_rebuy(params, REBUY_SLOT0, rebuy_cell(pub))
+
+
 POLICIES = {
     "random": Policy(
         "random", random_draw, random_play, random_discard, doc="uniform among legal options"
@@ -952,5 +959,13 @@ REBUY_RULES = {
         {"k": 2.0},
         "rebuy while at least k others are under the limit",
         ranges={"k": (0, 4)},  # other players at a table of at most five
+    ),
+    "table": AddOnRule(
+        "table",
+        rebuy_table,
+        dict.fromkeys(PARAM_NAMES, 0.0),  # the table's decline bits, read from the file
+        "rebuy where a 'rebuy-value --mode state --save' table's value is > 0 (else decline;"
+        " cells it lacks: rebuy)",
+        load=load_table,
     ),
 }

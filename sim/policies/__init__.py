@@ -13,7 +13,10 @@ The policy part is a name from the game's registry (:attr:`sim.game.GameSpec.pol
 ``MODULE:NAME`` where MODULE is a ``.py`` file path or an importable module and NAME an
 attribute that is a :class:`Policy`. Parameters are ``:name=value`` pairs. Each add-on the game
 declares (Loba: ``rebuy``, default ``always``) is ``+KIND=RULE[:name=value]``, RULE a built-in
-name or ``MODULE:NAME`` naming an :class:`AddOnRule`. Seats are separated by commas.
+name or ``MODULE:NAME`` naming an :class:`AddOnRule`. A built-in rule that reads its values from
+a file (:attr:`AddOnRule.load`; Loba's ``table``) is ``+KIND=NAME:PATH``: everything after
+``NAME:`` is the path (it may hold ``:`` but not ``,`` or ``+``, which separate seats and
+add-ons), and the label keeps the path as written. Seats are separated by commas.
 """
 
 from __future__ import annotations
@@ -42,7 +45,14 @@ class AddOn:
     kind: str
     rule: AddOnRule
     params: tuple  # (name, value) in slot order
-    ref: str
+    ref: str  # how the rule was named: NAME, MODULE:NAME, or NAME:PATH for a file rule
+    path: str = ""  # a file rule's file, as written ("" for any other rule)
+    rules_id: str | None = None  # the rules id the file records (None: not recorded)
+
+    @property
+    def plugin(self) -> bool:
+        """Whether the rule is a plug-in (``MODULE:NAME``), not a built-in."""
+        return not self.path and ":" in self.ref
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,8 @@ class Seat:
                 v != d for (k, v), d in zip(a.params, a.rule.params.values(), strict=True)
             ):
                 s += f"+{a.kind}={a.ref}"
+                if a.path:  # a file rule: the values come from the file
+                    continue
                 for k, v in a.params:
                     s += f":{k}={_num(v)}"
         return s
@@ -199,10 +211,16 @@ def parse_seat(text: str, game=None) -> Seat:
         chosen[k] = v.strip()
     addons = []
     for kind, (registry, default) in spec.addons.items():
-        rule, rref, rparams = _parse_part(
-            chosen.get(kind, default), registry, AddOnRule, f"{kind} rule", t, spec.name
-        )
-        addons.append(AddOn(kind, rule, rparams, rref))
+        text = chosen.get(kind, default)
+        addon = _file_rule(kind, text, registry, t)
+        if addon is None:
+            rule, rref, rparams = _parse_part(
+                text, registry, AddOnRule, f"{kind} rule", t, spec.name
+            )
+            if rule.load is not None:
+                raise SeatError(f"'{t}': the {kind} rule '{rref}' reads a file: write {rref}:PATH.")
+            addon = AddOn(kind, rule, rparams, rref)
+        addons.append(addon)
     try:
         fns = pol.decisions(spec.decisions)
     except ValueError as e:
@@ -212,6 +230,46 @@ def parse_seat(text: str, game=None) -> Seat:
         _compile(a.ref, (a.rule.decide,), spec.signature)
     defaults = tuple((kind, d) for kind, (_, d) in spec.addons.items())
     return Seat(spec.name, pol, pparams, pref, tuple(addons), defaults)
+
+
+def _file_rule(kind: str, text: str, registry: dict, seat_text: str) -> AddOn | None:
+    """``NAME:PATH`` of a built-in rule that reads a file (:attr:`AddOnRule.load`) as an
+    add-on, or None when ``text`` names no such rule."""
+    name, sep, path = text.partition(":")
+    rule = registry.get(name.strip())
+    if not sep or not isinstance(rule, AddOnRule) or rule.load is None:
+        return None
+    name, path = name.strip(), path.strip()
+    if not path:
+        raise SeatError(f"'{seat_text}': the {kind} rule '{name}' reads a file: write {name}:PATH.")
+    try:
+        values, rules_id = rule.load(path)
+    except ValueError as e:
+        raise SeatError(str(e)) from None
+    if set(values) != set(rule.params):  # a programming error of the rule's loader
+        raise ValueError(f"The {kind} rule '{name}' loaded other parameters than it declares.")
+    params = tuple((k, float(values[k])) for k in rule.params)
+    return AddOn(kind, rule, params, f"{name}:{path}", path, rules_id)
+
+
+def check_seat_rules(seats, rules) -> None:
+    """Refuse (one sentence) a seat whose add-on rule was read from a file made under other
+    rules than ``rules`` (a RuleSet)."""
+    from ..runner import resolve_rules
+
+    def same(rid: str) -> bool:
+        try:
+            return resolve_rules(rid, rules.game).id == rules.id
+        except (ValueError, OSError):  # not a rules id (or not this game's): not these rules
+            return False
+
+    for s in seats:
+        for a in s.addons:
+            if a.rules_id is not None and a.rules_id != rules.id and not same(a.rules_id):
+                raise SeatError(
+                    f"'{s.label}': the {a.kind} table '{a.path}' was measured under"
+                    f" {a.rules_id}, not {rules.id}; measure one under these rules."
+                )
 
 
 def _compile(ref: str, fns, sig) -> None:
@@ -244,6 +302,7 @@ __all__ = [
     "Policy",
     "Seat",
     "SeatError",
+    "check_seat_rules",
     "decision",
     "parse_seat",
     "parse_seats",

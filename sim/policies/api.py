@@ -191,7 +191,14 @@ def check_ranges(name: str, params: dict, ranges) -> dict[str, tuple[float, floa
 @dataclass(frozen=True)
 class AddOnRule:
     """A one-decision rule a seat adds with ``+KIND=NAME`` (Loba: ``+rebuy=never``);
-    ``ranges`` as for :class:`Policy`."""
+    ``ranges`` as for :class:`Policy`.
+
+    ``load``: a rule whose parameter values come from a file, named ``+KIND=NAME:PATH``
+    (everything after ``NAME:`` is the path; Loba's ``rebuy=table:PATH``). ``load(path)``
+    returns ``(values, rules_id)``: a value for every name of ``params`` and the rules id the
+    file was made under (None if it does not record one; a run under other rules is then
+    refused), or raises ``ValueError`` with one sentence. The seat's label names the path, not
+    the values, so it reads the file again wherever it is parsed."""
 
     name: str
     decide: Any
@@ -199,6 +206,7 @@ class AddOnRule:
     doc: str = ""
     game: str = "loba"
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    load: Any = None
 
     def __post_init__(self):
         object.__setattr__(self, "ranges", check_ranges(self.name, self.params, self.ranges))
