@@ -167,6 +167,8 @@ ENVIRONMENT = """\b
 Environment:
   LOBA_CACHE_DIR   where compiled kernels are kept (default ~/.cache/loba-sim)
   LOBA_JIT_CACHE   0 turns the on-disk kernel cache off
+  LOBA_COMPILE_ASIDE  0: a cold first run compiles in one process (default: the engine in a
+                   child process while the seats' policies compile, on 2+ cores)
   LOBA_ISOLATE     simulate: 1 plays chunks in a child process (a crash is reported, not
                    fatal), 0 never; default: only when a seat uses a plug-in policy
   NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
