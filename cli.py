@@ -198,6 +198,27 @@ verbose_option = click.option(
 )
 
 
+def out_options(writes: str, replacing: str | None = None):
+    """``--out DIR`` (``writes``: what it writes there) and ``--overwrite`` (``replacing``: what
+    a second run replaces), for every command that writes a directory."""
+
+    def deco(f):
+        more = f" (replacing {replacing})" if replacing else ""
+        f = click.option(
+            "--overwrite", is_flag=True, help=f"Allow writing into a non-empty --out{more}."
+        )(f)
+        return click.option(
+            "--out", "out_dir", default=None, type=click.Path(file_okay=False), help=writes
+        )(f)
+
+    return deco
+
+
+threads_option = click.option(
+    "--threads", default=None, type=int, help="Kernel threads (default: all cores)."
+)
+
+
 class _Verbose:
     """-v/--verbose: what a command does, as lines on stderr; silent without -v."""
 
@@ -608,14 +629,7 @@ def check_meld_cmd(preset, sets, fmt, cards):
 @click.option(
     "--rounds", "record_rounds", is_flag=True, help="Also record rounds.parquet (with --out)."
 )
-@click.option(
-    "--out",
-    "out_dir",
-    default=None,
-    type=click.Path(file_okay=False),
-    help="Write a run directory (manifest.json + Parquet tables, one part per chunk).",
-)
-@click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
+@out_options("Write a run directory (manifest.json + Parquet tables, one part per chunk).")
 @click.option(
     "--resume",
     "resume_dir",
@@ -1306,7 +1320,7 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
     is_flag=True,
     help="Allow writing into a non-empty --out (replacing a previous sweep's cells/, rebuy/).",
 )
-@click.option("--threads", default=None, type=int, help="Worker threads (default: all cores).")
+@threads_option
 @click.option(
     "--rounds",
     "record_rounds",
@@ -1726,19 +1740,11 @@ PROGRESS_AFTER = 2.0  # seconds: a tournament this long says on stderr which sea
     type=int,
     help="Bootstrap resamples of the deals for the ratings' 95% intervals (20 to 100,000).",
 )
-@click.option("--threads", default=None, type=int, help="Kernel threads (default: all cores).")
-@click.option(
-    "--out",
-    "out_dir",
-    default=None,
-    type=click.Path(file_okay=False),
-    help="Write a run directory per seating (OUT/seatings/NNN-SEATS/, read by 'loba"
-    " summarize') and OUT/tournament.json (settings, ratings, win shares).",
-)
-@click.option(
-    "--overwrite",
-    is_flag=True,
-    help="Allow writing into a non-empty --out (replacing a previous tournament's seatings/).",
+@threads_option
+@out_options(
+    "Write a run directory per seating (OUT/seatings/NNN-SEATS/, read by 'loba summarize')"
+    " and OUT/tournament.json (settings, ratings, win shares).",
+    "a previous tournament's seatings/",
 )
 @click.option(
     "--plot",
@@ -1876,16 +1882,11 @@ def tournament_cmd(
     help="Fresh games (a seed tuning did not use) for the best and the default seat"
     " (default: --games; 0: no fresh evaluation).",
 )
-@click.option("--threads", default=None, type=int, help="Kernel threads (default: all cores).")
-@click.option(
-    "--out",
-    "out_dir",
-    default=None,
-    type=click.Path(file_okay=False),
-    help="Write OUT/study.parquet and OUT/study.csv (one row per trial) and OUT/best.json"
-    " (settings, best seat, evaluation).",
+@threads_option
+@out_options(
+    "Write OUT/study.parquet and OUT/study.csv (one row per trial) and OUT/best.json"
+    " (settings, best seat, evaluation)."
 )
-@click.option("--overwrite", is_flag=True, help="Allow writing into a non-empty --out.")
 @format_option
 @verbose_option
 def tune_cmd(

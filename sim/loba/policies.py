@@ -683,12 +683,10 @@ def careful_terms(cost, c, melds, pub, feeds, ranks, danger, safe, keep):
     return cost
 
 
-@decision
-def careful_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """greedy's discard key, made careful with what the seat has seen: a helping card counts
-    only while a card that would complete the meld is still unseen (hand, pile, table), a card
-    the next player could lay off on the table costs ``danger`` more points, and one of a rank
-    the next player discarded this round (the history) ``safe`` points less."""
+@kernel
+def careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight):
+    """careful's discard (below) with each penalty point weighing ``weight`` (smart's hurry);
+    ``params[0:3]`` = danger, safe, keep."""
     ranks = careful_scan(hist, pub, mem)
     q = next_active_seat(pub)
     v1, v2, v3 = known_copies(hand, melds, pile)
@@ -702,13 +700,22 @@ def careful_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
         else:
             r = rank_of(c)
             v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
-            cost = v - 4 * live_help(c, hand, pub, v1, v2, v3)
+            cost = weight * v - 4 * live_help(c, hand, pub, v1, v2, v3)
             cost = careful_terms(cost, c, melds, pub, feeds, ranks, params[0], params[1], params[2])
             k = int(cost * 64) + c % 13
         if k > key:
             key = k
             best = i
     return best
+
+
+@decision
+def careful_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """greedy's discard key, made careful with what the seat has seen: a helping card counts
+    only while a card that would complete the meld is still unseen (hand, pile, table), a card
+    the next player could lay off on the table costs ``danger`` more points, and one of a rank
+    the next player discarded this round (the history) ``safe`` points less."""
+    return careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, 1.0)
 
 
 # ---------------------------------------------------------------- smart
@@ -828,31 +835,10 @@ def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     """careful's discard (``danger``, ``safe``, ``keep``), in a hurry when an opponent holds
     ``close`` cards or fewer: each penalty point then weighs ``1 + dump``."""
-    ranks = careful_scan(hist, pub, mem)
-    q = next_active_seat(pub)
-    v1, v2, v3 = known_copies(hand, melds, pile)
-    feeds = may_take_to_lay_off(melds, pub, q)
     weight = 1.0
     if fewest_opponent_cards(pub) <= params[S_CLOSE]:
         weight += params[S_DUMP]
-    best = 0
-    key = -(1 << 40)
-    for i in range(n):
-        c = int(acts[i, 0])
-        if c == JOKER:
-            k = -1000 * 64
-        else:
-            r = rank_of(c)
-            v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
-            cost = weight * v - 4 * live_help(c, hand, pub, v1, v2, v3)
-            cost = careful_terms(
-                cost, c, melds, pub, feeds, ranks, params[S_DANGER], params[S_SAFE], params[S_KEEP]
-            )
-            k = int(cost * 64) + c % 13
-        if k > key:
-            key = k
-            best = i
-    return best
+    return careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight)
 
 
 # ---------------------------------------------------------------- rebuy rules
