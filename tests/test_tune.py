@@ -31,7 +31,7 @@ HOLD = ["tune", "hold", "--against", "greedy", "--param"]
         (HOLD + ["patience=0..3", "--param", "patience=1..2"], "given twice"),
         (["tune", "greedy", "--param", "x=0..1"], "Policy 'greedy' has no parameters to tune"),
         (["tune", "hold:patience=2", "--param", "patience=0..3"], "both fixed in the seat"),
-        (["tune", "smart", "--param", "x=0..1"], "Unknown policy 'smart'"),
+        (["tune", "brilliant", "--param", "x=0..1"], "Unknown policy 'brilliant'"),
         (HOLD + ["patience=0..3", "--against", "greedy,wary", "--players", "4"], "names 2 seats"),
         (HOLD + ["patience=0..3", "--players", "7"], "2 to 5 players, not 7"),
         (HOLD + ["patience=0..3", "--games", "3"], "--games (at 4 players)"),
