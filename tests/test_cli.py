@@ -35,7 +35,7 @@ def run(capsys, *args):
         (["simulate", "--set", "hand_size=30"], "cannot be dealt"),
         (["simulate", "--seats", "greedy"], "2 to 5 players, not 1"),
         (["simulate", "--seats", "greedy,greedy,greedy,greedy,greedy,greedy"], "not 6"),
-        (["simulate", "--seats", "greedy,smart"], "Unknown policy 'smart'"),
+        (["simulate", "--seats", "greedy,brilliant"], "Unknown policy 'brilliant'"),
         (["simulate", "--seats", "hold:patience=x,greedy"], "takes a number"),
         (["simulate", "--seats", "hold:speed=1,greedy"], "has no parameter 'speed'"),
         (["simulate", "--seats", "hold:patience=-1,greedy"], "must be between 0 and 200, not -1"),

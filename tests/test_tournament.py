@@ -58,7 +58,7 @@ def test_repeats_all_orders_and_small_pools():
     [
         (dict(pool="greedy"), AnalysisError, "at least two different policies"),
         (dict(pool="greedy,hold:patience=3,hold"), AnalysisError, "'hold' twice"),
-        (dict(pool="greedy,smart"), SeatError, "Unknown policy 'smart'"),
+        (dict(pool="greedy,brilliant"), SeatError, "Unknown policy 'brilliant'"),
         (dict(pool="greedy,count"), SeatError, "Unknown policy 'count'"),
         (dict(pool="greedy,random", players=6), RuleError, "2 to 5 players, not 6"),
         (dict(rules="moon:gamerules", pool="count,greedy", players=4), RuleError, "exactly 3"),
