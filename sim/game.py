@@ -113,15 +113,20 @@ class GameSpec:
 
     def fn_tables(self, seats) -> tuple[tuple, np.ndarray]:
         """The kernel's per-kind function tuples and the parameter matrix, padded to
-        ``max_seats`` with copies of seat 0 (never called). On a cold cache the engine compiles
-        in a child process meanwhile (:func:`sim.jit.compile_aside`)."""
-        if self.precompile:
-            compile_aside(self.name, self.precompile, lambda: kernel_cached(self.play_batch))
+        ``max_seats`` with copies of seat 0 (never called)."""
+        self.compile_engine_aside()
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))
         params = np.ascontiguousarray(np.stack([s.param_array() for s in pad]))
         return fns, params
+
+    def compile_engine_aside(self) -> None:
+        """On a cold cache, start compiling the engine in a child process
+        (:func:`sim.jit.compile_aside`), before the seats' own functions compile here (seat
+        parsing compiles them)."""
+        if self.precompile:
+            compile_aside(self.name, self.precompile, lambda: kernel_cached(self.play_batch))
 
     def empty_outputs(self, count: int, detail_rows: int = 0) -> tuple[np.ndarray, ...]:
         """Zeroed record arrays for ``count`` games (detail: ``detail_rows`` per game, or none)."""

@@ -225,6 +225,7 @@ def parse_seat(text: str, game=None) -> Seat:
         fns = pol.decisions(spec.decisions)
     except ValueError as e:
         raise SeatError(str(e)) from None
+    spec.compile_engine_aside()  # the engine compiles in a child meanwhile (cold cache only)
     _compile(pref, fns, spec.signature)
     for a in addons:
         _compile(a.ref, (a.rule.decide,), spec.signature)
