@@ -272,8 +272,8 @@ def cli():
     Moon. The rules the tool implements: docs/rules.md."""
 
 
-COMPILE_NOTICE = "compiling the game kernel (first run only, about 30 s)..."
-COMPILE_NOTICE_NO_CACHE = "compiling the game kernel (about 30 s; the kernel cache is off)..."
+COMPILE_NOTICE = "compiling the game kernel (first run only, about a minute)..."
+COMPILE_NOTICE_NO_CACHE = "compiling the game kernel (about a minute; the kernel cache is off)..."
 
 
 def _compile_notice(cached: bool, cache_on: bool = True, quiet: bool = False) -> str | None:
