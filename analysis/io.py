@@ -244,6 +244,12 @@ class Run:
     def seat_labels(self) -> list[str]:
         return list(self.manifest["seats"])
 
+    @property
+    def label(self) -> str | None:
+        """The run's own name (the ``label`` of the house-rules file it was run with), or None."""
+        v = self.manifest.get("label")
+        return v if isinstance(v, str) and v else None
+
     def _repr_html_(self) -> str:
         return runs_html([self], [self.rules_id])
 
@@ -419,7 +425,8 @@ def load_runs(
     """Open several run directories (or one) as a :class:`RunSet`.
 
     ``labels`` (optional, one per path) names the variants yourself; runs given the same label
-    are pooled under the same checks. Raises :class:`AnalysisError` for an unreadable
+    are pooled under the same checks. Without them a run is named by its own label (a
+    house-rules file's ``label``), else by its rules id (and seats, when the runs' differ). Raises :class:`AnalysisError` for an unreadable
     directory, for pooling runs of different engine versions, seats or rules under one label,
     and for the same games given twice.
     """
@@ -440,7 +447,8 @@ def load_runs(
     seatings = {tuple(r.seat_labels) for r in runs}
     if labels is None:
         variant_of = [
-            r.rules_id if len(seatings) == 1 else f"{r.rules_id} | {','.join(r.seat_labels)}"
+            r.label
+            or (r.rules_id if len(seatings) == 1 else f"{r.rules_id} | {','.join(r.seat_labels)}")
             for r in runs
         ]
     else:

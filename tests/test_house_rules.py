@@ -167,6 +167,23 @@ def test_simulate_with_a_house_file_uses_its_rules_seats_and_label(capsys, tmp_p
     assert rep["seat_labels"] == HOUSE_SEATS
 
 
+def test_a_house_file_run_is_named_by_its_label_in_summarize_and_compare(capsys, tmp_path, house):
+    from analysis.io import load_runs
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out, rules in ((a, str(house)), (b, "pagat")):
+        args = ["simulate", "--rules", rules, "--seats", ",".join(HOUSE_SEATS), "--games", "30"]
+        assert run(capsys, *args, "--seed", "4", "--out", str(out))[0] == 0
+    assert load_runs([a, b]).variants == ["Friday night", "loba:pagat"]
+    assert load_runs([a, b], labels=["x", "y"]).variants == ["x", "y"]  # --label still wins
+    code, text, err = run(capsys, "summarize", str(a), "--format", "json")
+    assert code == 0, err
+    assert {r["variant"] for r in json.loads(text)} == {"Friday night"}
+    code, text, err = run(capsys, "compare", str(b), str(a), "--format", "json")
+    assert code == 0, err
+    assert {r["variant"] for r in json.loads(text)} >= {"Friday night"}
+
+
 def test_python_api_takes_a_toml_path_or_a_path_object(house):
     a = sim.simulate(rules=str(house), games=30, seed=2)
     b = sim.simulate(rules=Path(house), games=30, seed=2)
