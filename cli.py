@@ -1705,13 +1705,15 @@ PROGRESS_AFTER = 2.0  # seconds: a tournament this long says on stderr which sea
     default=None,
     metavar="SEAT,SEAT,...",
     help="The policies to rate, as seat strings (greedy, hold:patience=2, my.py:NAME,"
-    " greedy+rebuy=never; default: every built-in policy of the game).",
+    " greedy+rebuy=never; default: the seats of a house-rules --rules file, else every"
+    " built-in policy of the game).",
 )
 @click.option(
     "--players",
     default=None,
     type=int,
-    help="Seats at each table (default: the game's usual table, 4 for Loba, 3 for Moon).",
+    help="Seats at each table (default: as many as a house-rules file seats, else the game's"
+    " usual table, 4 for Loba, 3 for Moon).",
 )
 @click.option(
     "--games",
@@ -1786,7 +1788,10 @@ def tournament_cmd(
     from sim.runner import set_threads
 
     log = _Verbose()
-    rules = _rules(preset, sets, game)
+    rules, house = _house_rules(preset, sets, game)
+    if pool is None and house is not None and house.seats is not None:
+        pool = ",".join(dict.fromkeys(house.seats))  # rate the house file's own players
+        players = len(house.seats) if players is None else players
     plan = T.plan(rules, pool, players, games, seed, resamples, repeats, all_orders)
     set_threads(threads)
     if out_dir is not None:

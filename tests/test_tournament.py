@@ -221,6 +221,20 @@ def test_cli_moon(capsys):
     assert "count" in text and "random" in text
 
 
+def test_cli_rates_the_seats_of_a_house_rules_file(capsys, tmp_path):
+    house = tmp_path / "house.toml"
+    house.write_text('preset = "pagat"\nseats = ["greedy", "random", "greedy"]\n')
+    args = ["tournament", "--rules", str(house), "--games", "10", "--format", "json"]
+    code, text, err = run(capsys, *args, "--resamples", "20")
+    assert code == 0, err
+    d = json.loads(text)
+    assert d["players"] == 3 and {p["policy"] for p in d["policies"]} == {"greedy", "random"}
+    code, text, err = run(capsys, *args, "--seats-pool", "greedy,hold", "--players", "2")
+    assert code == 0, err  # a pool given on the command line wins
+    d = json.loads(text)
+    assert d["players"] == 2 and {p["policy"] for p in d["policies"]} == {"greedy", "hold"}
+
+
 @pytest.mark.parametrize(
     "args, needle",
     [
