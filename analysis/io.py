@@ -426,9 +426,9 @@ def load_runs(
 
     ``labels`` (optional, one per path) names the variants yourself; runs given the same label
     are pooled under the same checks. Without them a run is named by its own label (a
-    house-rules file's ``label``), else by its rules id (and seats, when the runs' differ). Raises :class:`AnalysisError` for an unreadable
-    directory, for pooling runs of different engine versions, seats or rules under one label,
-    and for the same games given twice.
+    house-rules file's ``label``), else by its rules id (and seats, when the runs' differ).
+    Raises :class:`AnalysisError` for an unreadable directory, for pooling runs of different
+    engine versions, seats or rules under one label, and for the same games given twice.
     """
     if isinstance(paths, str | Path):
         paths = [paths]
