@@ -81,6 +81,29 @@ seats_option = click.option(
     " POLICY[:param=value...][+rebuy=RULE[:param=value]]: greedy, hold:patience=2,"
     " random+rebuy=never, my_policy.py:NAME; 'loba policies' lists them.",
 )
+field_option = click.option(
+    "--field",
+    "field_names",
+    default=None,
+    metavar="FIELDS",
+    help="Play (or read) the analysis once per field of players, comma separated, weakest"
+    " first: greedy (every seat greedy), smart (every seat smart), mixed (greedy and smart"
+    " alternating, seat 0 greedy) or any built-in policy; each field's finding is set"
+    " against the first's: holds, flips or indistinguishable from noise.",
+)
+
+
+def _fields_option(ctx, field_names, seats) -> list[str] | None:
+    """--field FIELDS checked (one sentence for an unknown field, or --seats beside it)."""
+    if field_names is None:
+        return None
+    from analysis.field import parse_fields
+
+    if seats is not None:
+        raise ValueError("--field and --seats both name the players; give one of them.")
+    return parse_fields(field_names)
+
+
 set_option = click.option(
     "--set",
     "sets",
@@ -1543,11 +1566,13 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     "(CSV; .parquet or .json by the name), for seats on rebuy=table:FILE.",
 )
 @click.option("--threads", default=None, type=int, help="Worker threads (policy mode).")
+@field_option
 @format_option
 @verbose_option
 @click.pass_context
 def rebuy_value_cmd(
     ctx,
+    field_names,
     mode,
     preset,
     sets,
@@ -1577,10 +1602,18 @@ def rebuy_value_cmd(
     from analysis.text import render
     from sim.results import atomic_output, check_out_dir
 
+    fields = _fields_option(ctx, field_names, seats)
     rules, seats, _ = _run_setup(preset, sets, seats, "loba")
     seats = seats or get_game("loba").default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
+    if fields is not None and len(fields) > 1:
+        for given, flag in (
+            (plot_file, "--plot"),
+            (save_file if mode == "state" else None, "--save"),
+        ):
+            if given is not None:
+                raise ValueError(f"{flag} writes one field's result; give one --field with it.")
     _check_plot_file(plot_file)  # every destination is checked before any game is played
     if out_dir is not None:
         check_out_dir(out_dir)
@@ -1592,64 +1625,84 @@ def rebuy_value_cmd(
         raise ValueError("--against needs --rebuy RULE: the rule to compare with those.")
     from sim.runner import check_run
 
-    seat_list = check_run(rules, seats, 1, seed)[2]  # bad seats or seed fail before the notice
+    if fields is not None:
+        from analysis.field import field_seats
+
+        seats = {f: field_seats(f, len(seats.split(","))) for f in fields}
+        for s_ in seats.values():
+            check_run(rules, s_, 1, seed)
+        seat_list = check_run(rules, seats[fields[0]], 1, seed)[2]
+    else:
+        seat_list = check_run(rules, seats, 1, seed)[2]  # bad seats/seed fail before the notice
     for name, (flag, only) in REBUY_MODE_OPTIONS.items():
         if only != mode and _given(ctx, name):
             _no_effect(flag, f"in {mode} mode", f"it is read in {only} mode only.")
     log = _Verbose()
     log.run(rules, seat_list, seed, preset)
     _announce_compile("loba")
-    ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
-    empty = None  # why there is no table to show (instead of an empty one)
-    if mode == "policy" and rule is not None:
-        n = 20000 if games is None else games
-        vs = "always,never,if_opponents" if against is None else against
-        with ProgressBar("games (each rule in turn)") as bar:
-            res = rb.compare_rebuy_rules(
-                rules, seats, rule, vs, n, seed, seat, threads, out_dir, progress=bar
+
+    def one(seats, out_dir, save_file):
+        """(table, lines, empty, fig, games) of one seating."""
+        seat_list = check_run(rules, seats, 1, seed)[2]
+        ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
+        empty = None  # why there is no table to show (instead of an empty one)
+        if mode == "policy" and rule is not None:
+            n = 20000 if games is None else games
+            vs = "always,never,if_opponents" if against is None else against
+            with ProgressBar("games (each rule in turn)") as bar:
+                res = rb.compare_rebuy_rules(
+                    rules, seats, rule, vs, n, seed, seat, threads, out_dir, progress=bar
+                )
+            table = res.table
+            lines = words.rebuy_rule_sentences(table, seat, res.rules_id, res.rule)
+            if ruled_out:
+                lines = empty = [ruled_out]
+            fig = plots.rebuy_rules_plot(table, res.rule) if plot_file else None
+        elif mode == "policy":
+            n = 20000 if games is None else games
+            with ProgressBar("games (rebuying, then not)") as bar:
+                res = rb.rebuy_value_policy(
+                    rules, seats, n, seed, seat, threads, out_dir, progress=bar
+                )
+            table = res.table
+            lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
+            if ruled_out:  # both runs are the same games: differences of 0, no interval
+                lines = empty = [ruled_out]
+            fig = plots.rebuy_policy_plot(table) if plot_file else None
+        else:
+            n = 1000 if games is None else games
+            with ProgressBar("games", min_total=200) as bar:
+                dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=bar)
+            if out_dir is not None:
+                with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
+                    dec.write_parquet(tmp)
+            if save_file is not None:
+                labels = ",".join(s.label for s in seat_list)
+                rb.save_state_table(dec, save_file, labels, min_cases, rules_id=rules.id)
+                click.echo(f"wrote {save_file}", err=True)
+            keys = [c.strip() for c in by.split(",") if c.strip()]
+            table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
+            lines = [
+                f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
+                "pairs each."
+            ]
+            if dec.height == 0:
+                empty = [words.no_rebuy_reason(rules, len(seat_list))]
+                lines += empty
+            lines += words.rebuy_state_sentences(
+                rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
             )
-        table = res.table
-        lines = words.rebuy_rule_sentences(table, seat, res.rules_id, res.rule)
-        if ruled_out:
-            lines = empty = [ruled_out]
-        fig = plots.rebuy_rules_plot(table, res.rule) if plot_file else None
-    elif mode == "policy":
-        n = 20000 if games is None else games
-        with ProgressBar("games (rebuying, then not)") as bar:
-            res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir, progress=bar)
-        table = res.table
-        lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
-        if ruled_out:  # both runs are the same games: differences of 0, no interval
-            lines = empty = [ruled_out]
-        fig = plots.rebuy_policy_plot(table) if plot_file else None
+            fig = (
+                plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
+                if (plot_file)
+                else None
+            )
+        return table, lines, empty, fig, n
+
+    if fields is None:
+        table, lines, empty, fig, n = one(seats, out_dir, save_file)
     else:
-        n = 1000 if games is None else games
-        with ProgressBar("games", min_total=200) as bar:
-            dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=bar)
-        if out_dir is not None:
-            with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
-                dec.write_parquet(tmp)
-        if save_file is not None:
-            labels = ",".join(s.label for s in seat_list)
-            rb.save_state_table(dec, save_file, labels, min_cases, rules_id=rules.id)
-            click.echo(f"wrote {save_file}", err=True)
-        keys = [c.strip() for c in by.split(",") if c.strip()]
-        table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
-        lines = [
-            f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
-            "pairs each."
-        ]
-        if dec.height == 0:
-            empty = [words.no_rebuy_reason(rules, len(seat_list))]
-            lines += empty
-        lines += words.rebuy_state_sentences(
-            rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
-        )
-        fig = (
-            plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
-            if (plot_file)
-            else None
-        )
+        table, lines, empty, fig, n = _rebuy_fields(one, seats, mode, rule, out_dir, save_file)
     log(f"{mode} mode on {n:,} games in {log.lap():.2f} s")
     if fmt == "table":
         for line in lines:
@@ -1663,6 +1716,57 @@ def rebuy_value_cmd(
         click.echo(render(table, fmt))
     if fig is not None:
         _save_plot(fig, plot_file)
+
+
+def _rebuy_fields(one, seats: dict, mode, rule, out_dir, save_file):
+    """rebuy-value once per field (``seats``: field -> seat string, played by ``one``), the
+    tables stacked with a ``field`` column and the verdict across skill against the first
+    field (:mod:`analysis.field`)."""
+    import polars as pl
+
+    from analysis.field import across_sentences, add_across
+
+    fields = list(seats)
+    tables, lines, empties, n = [], [], [], 0
+    for f, s_ in seats.items():
+        out = None if out_dir is None else str(Path(out_dir) / f)
+        table, ls, empty, _fig, n = one(s_, out, save_file)
+        lines.append(f"{f} players ({s_}):")
+        lines += [f"  {ln}" for ln in ls]
+        if empty:
+            empties.append(f"{f}: {empty[0]}")
+            continue
+        tables.append(table.select(pl.lit(f).alias("field"), pl.all()))
+    if not tables:
+        return None, lines, empties or None, None, n
+    table = pl.concat(tables, how="diagonal_relaxed")
+    if mode == "policy":
+        keys = ["against", "measure"] if rule is not None else ["measure"]
+        est, lo, hi = "difference", "paired_low", "paired_high"
+
+        def name(r):
+            what = f"{rule} - {r['against']}" if rule is not None else "rebuying - declining"
+            return f"{r['measure']} ({what})"
+
+        def unit(r):
+            return r["unit"]
+    else:
+        keys = [
+            c
+            for c in table.columns
+            if c in ("players_left", "gap_band", "rebuys_used", "others_over", "policy", "round")
+        ]
+        est, lo, hi = "value", "ci_low", "ci_high"
+
+        def name(r):
+            return "value of rebuying (stakes), " + ", ".join(f"{k} {r[k]}" for k in keys)
+
+        unit = None
+    table = add_across(table, keys, est, lo, hi, fields)
+    if len(fields) > 1:
+        lines += ["", f"Across skill (each field against {fields[0]} players):"]
+        lines += across_sentences(table, keys, est, lo, hi, name, unit)
+    return table, lines, None, None, n
 
 
 def _check_plot_file(plot_file) -> None:
