@@ -1356,9 +1356,13 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
     is_flag=True,
     help="Skip the paired always/never rebuy runs (halves the work; Moon has no rebuys).",
 )
+@field_option
 @format_option
 @verbose_option
+@click.pass_context
 def sweep_cmd(
+    ctx,
+    field_names,
     game,
     preset,
     sets,
@@ -1380,8 +1384,12 @@ def sweep_cmd(
     from sim.rules import parse_assignments
 
     log = _Verbose()
+    fields = _fields_option(ctx, field_names, seats)
     if preset is not None and is_house_file(preset):  # its seats, unless --seats is given
         seats = _run_setup(preset, (), seats)[1]
+    if fields is not None:
+        return _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir,
+                            overwrite, threads, record_rounds, no_rebuy, fmt)  # fmt: skip
     if log.on:
         base = _rules(preset, sets)
         log(f"base rules {base.id}; varying {'; '.join(vary)}")
@@ -1416,6 +1424,43 @@ def sweep_cmd(
             click.echo(line)
     log(f"swept in {log.lap():.2f} s")
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
+
+
+def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, overwrite,
+                 threads, record_rounds, no_rebuy, fmt):  # fmt: skip
+    """sweep --field: the grid once per field, then each printed figure across skill."""
+    from analysis.bygame import analysis_of
+    from analysis.sweep import field_sweep_sentences, rebuy_na_notes, run_field_sweep
+    from analysis.text import render
+    from sim.rules import parse_assignments
+
+    def progress(i, n, name):
+        click.echo(f"cell {i + 1}/{n}: {name}", err=True)
+
+    players = len(seats.split(",")) if seats else None  # a house file's seats: its players
+    res = run_field_sweep(
+        preset, parse_assignments(sets), list(vary), fields, players, games, seed, out_dir,
+        overwrite, not no_rebuy, threads, record_rounds, progress, game,
+    )  # fmt: skip
+    metrics = analysis_of(res.game)
+    if fmt != "table":
+        click.echo(render(res.summary, fmt))
+    else:
+        shown = [c for c in res.summary.columns if c in metrics.sweep_shown]
+        table = res.summary.select("field", *res.knobs, *shown)
+        click.echo(render(table, fmt, metrics.sweep_units))
+        for f, sw in res.sweeps.items():
+            for line in rebuy_na_notes(sw.summary, sw.knobs):
+                click.echo(f"{f}: {line}")
+        click.echo("")
+        click.echo(f"Across skill (each field against {fields[0]} players, same seeds):")
+        for line in field_sweep_sentences(res):
+            click.echo(line)
+    click.echo(
+        f"wrote {out_dir} (summary.csv; a sweep per field: "
+        f"{', '.join(str(sw.out.name) for sw in res.sweeps.values())})",
+        err=True,
+    )
 
 
 @cli.command("report", epilog=EXAMPLES["report"])
