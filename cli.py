@@ -1293,17 +1293,22 @@ def summarize_cmd(run_dirs, labels, fmt):
 @click.argument("run_dirs", nargs=-1, required=True)
 @label_option
 @click.option("--baseline", default=None, help="Variant to compare against (default: first).")
+@field_option
 @format_option
-def compare_cmd(run_dirs, labels, baseline, fmt):
+def compare_cmd(run_dirs, labels, baseline, field_names, fmt):
     """Rule sets side by side: every metric, its difference from the baseline and its interval.
 
     Runs of the same seeds and games (the same --seed and --games under different rules) are
-    compared game by game: the paired interval, with the unpaired one beside it.
+    compared game by game: the paired interval, with the unpaired one beside it. With --field,
+    the runs of each field (their seats) are compared on their own, and every difference is
+    set against the first field's: holds, flips or indistinguishable from noise.
     """
     import analysis
     from analysis.text import compare_text, render
     from analysis.words import compare_sentences
 
+    if field_names is not None:
+        return _compare_fields(run_dirs, labels, baseline, field_names, fmt)
     with _WarnToStderr():
         df = analysis.compare_runs(list(run_dirs), list(labels) or None, baseline)
     if fmt != "table":
@@ -1313,6 +1318,38 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
         click.echo(line)
     click.echo("")
     click.echo(compare_text(df))
+
+
+def _compare_fields(run_dirs, labels, baseline, field_names, fmt):
+    """compare --field: each field's runs compared on their own, then across skill."""
+    import polars as pl
+
+    from analysis.field import (
+        compare_fields,
+        compare_fields_sentences,
+        parse_fields,
+        paths_in_fields,
+    )
+    from analysis.io import load_runs
+    from analysis.text import compare_text, render
+
+    fields = parse_fields(field_names)
+    if labels and len(labels) != len(run_dirs):
+        raise ValueError(f"Give one label per run directory ({len(run_dirs)}), not {len(labels)}.")
+    with _WarnToStderr():
+        paths, names = paths_in_fields(list(run_dirs), fields, list(labels) or None)
+        df = compare_fields(load_runs(paths, names), fields, baseline)
+    if fmt != "table":
+        click.echo(render(df, fmt))
+        return
+    for f in fields:
+        part = df.filter(pl.col("field") == f)
+        click.echo(f"{f} players:")
+        click.echo(compare_text(part))
+        click.echo("")
+    click.echo(f"Across skill (each field against {fields[0]} players):")
+    for line in compare_fields_sentences(df):
+        click.echo(line)
 
 
 @cli.command("sweep", epilog=EXAMPLES["sweep"])

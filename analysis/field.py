@@ -239,3 +239,92 @@ def across_sentences(
         tail = f"; {'; '.join(verdicts)}" if verdicts else ""
         lines.append(f"{name(rows[0])}: {', '.join(parts)}{tail}.")
     return lines
+
+
+# ---------------------------------------------------------------- runs of several fields
+def fields_of_runs(rs, fields=None) -> dict[str, list[str]]:
+    """The variants of a :class:`analysis.io.RunSet` by field (runs whose seats are a field's,
+    :func:`field_of`), fields in the order of ``fields`` (default: of the runs); runs of
+    other seatings are left out."""
+    out: dict[str, list[str]] = {f: [] for f in fields or ()}
+    for run, v in zip(rs.runs, rs.variant_of, strict=True):
+        f = field_of(run.seat_labels, fields)
+        if f is not None and v not in out.setdefault(f, []):
+            out[f].append(v)
+    return out
+
+
+def paths_in_fields(paths, fields, labels=None) -> tuple[list, list | None]:
+    """The run directories among ``paths`` (and their ``labels``) whose seats are one of
+    ``fields``; one sentence if a field has none."""
+    from .io import load_run
+
+    keep, names, seen = [], [], set()
+    for i, p in enumerate(paths):
+        f = field_of(load_run(p).seat_labels, fields)
+        if f is not None:
+            keep.append(p)
+            names.append(labels[i] if labels else None)
+            seen.add(f)
+    for f in fields:
+        if f not in seen:
+            raise AnalysisError(
+                f"No run has the seats of field '{f}' ({field_seats(f)} at four players); give"
+                " runs simulated with them."
+            )
+    return keep, (names if labels else None)
+
+
+def compare_fields(rs, fields=None, baseline: str | None = None) -> pl.DataFrame:
+    """:func:`analysis.compare.compare` within each field of the runs (the same rules in
+    every field; the baseline is the first field's first rules, or ``baseline``, a rules id),
+    stacked with ``field`` and ``rules`` columns and the verdict across skill of every
+    difference against the first field (:func:`add_across` on ``diff``, ``diff_low``,
+    ``diff_high``). Needs two fields with at least two rule sets each."""
+    from .compare import compare
+    from .io import canonical_id
+
+    groups = {f: vs for f, vs in fields_of_runs(rs, fields).items() if len(vs) >= 2}
+    if len(groups) < 2:
+        raise AnalysisError(
+            "Across skill needs runs of at least two fields, each under at least two rule sets"
+            f" (fields: {', '.join(FIELDS)}); these runs have "
+            + (", ".join(f"{f}: {len(v)}" for f, v in fields_of_runs(rs, fields).items()) or "none")
+            + "."
+        )
+    rules_of = {v: rs.runs_of(v)[0].rules_id for vs in groups.values() for v in vs}
+    order = list(groups)
+    base = canonical_id(baseline) if baseline is not None else rules_of[groups[order[0]][0]]
+    parts = []
+    for f, vs in groups.items():
+        b = next((v for v in vs if canonical_id(rules_of[v]) == canonical_id(base)), None)
+        if b is None:
+            raise AnalysisError(f"Field '{f}' has no run of the baseline rules '{base}'.")
+        g = rs.games.filter(pl.col("variant").is_in(vs))
+        s = rs.seats.filter(pl.col("variant").is_in(vs))
+        c = compare(g, s, baseline=b, game=rs.game)
+        parts.append(
+            c.select(
+                pl.lit(f).alias("field"),
+                pl.col("variant").replace_strict(rules_of, return_dtype=pl.String).alias("rules"),
+                pl.lit(rules_of[b]).alias("baseline_rules"),
+                pl.all(),
+            )
+        )
+    df = pl.concat(parts, how="diagonal_relaxed")
+    return add_across(df, ["rules", "metric"], "diff", "diff_low", "diff_high", order)
+
+
+def compare_fields_sentences(df: pl.DataFrame) -> list[str]:
+    """One line per rule set and metric of :func:`compare_fields`: the difference from the
+    baseline rules in each field, and the verdict across skill."""
+    part = df.filter(pl.col("diff").is_not_null())
+    return across_sentences(
+        part,
+        ["rules", "metric"],
+        "diff",
+        "diff_low",
+        "diff_high",
+        lambda r: f"{r['metric']}, {r['rules']} - {r['baseline_rules']}",
+        lambda r: r["unit"],
+    )
