@@ -1527,7 +1527,8 @@ def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, 
     type=int,
     help="Branch pairs per rebuy decision in that experiment.",
 )
-def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
+@field_option
+def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps, field_names):
     """Write one self-contained HTML report (findings, tables, figures) of RUN_DIRS."""
     from analysis.report import build_report
     from sim.results import atomic_output
@@ -1544,7 +1545,10 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
         atomic_output(out_file, "Report file") as tmp,
         ProgressBar("rebuy experiment, games") as bar,
     ):
-        build_report(list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps, bar)
+        build_report(
+            list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps, bar,
+            field_names,
+        )  # fmt: skip
     path = Path(out_file)
     click.echo(f"wrote {path}")
 
