@@ -155,15 +155,18 @@ EXAMPLES = {
         "loba compare runs/e101 runs/e151            # same --seed: paired, game by game",
         "loba compare runs/a runs/b --label mine --label theirs --format json",
         "loba compare runs/moon runs/moon-nodoubles        # Moon runs: Moon's figures",
+        "loba compare sweeps/skill/field=*/cells/* --field greedy,mixed,smart   # across skill",
     ),
     "sweep": _examples(
         "loba sweep --vary elimination_score=101,151,201 --games 5000 --out sweeps/e",
         "loba sweep --vary elimination_score=101,151 --vary max_rebuys=0,1,2 --out sweeps/h",
         "loba sweep --game moon --vary allow_doubles_trump=true,false --games 20000 --out sweeps/m",
+        "loba sweep --vary elimination_score=101,151 --field greedy,mixed,smart --out sweeps/skill",
     ),
     "report": _examples(
         "loba report runs/e101 -o report.html",
         "loba report runs/e101 runs/e151 -o report.html --rebuy-games 2000",
+        "loba report sweeps/skill/field=*/cells/* -o skill.html     # with 'Across skill'",
     ),
     "rebuy-value": _examples(
         "loba rebuy-value --mode policy --games 50000",
@@ -171,6 +174,7 @@ EXAMPLES = {
         "loba rebuy-value --seats greedy,greedy,greedy --format json",
         "loba rebuy-value --mode state --games 2000 --save rebuy.csv   # for rebuy=table:FILE",
         "loba rebuy-value --seats careful,greedy,greedy,greedy --rebuy table:rebuy.csv",
+        "loba rebuy-value --field greedy,mixed,smart --games 50000   # holds, flips or noise?",
     ),
     "tournament": _examples(
         "loba tournament --seats-pool random,greedy,hold,careful,wary --players 4 --games 2000",

@@ -63,7 +63,10 @@ __all__ = [
     "field_of",
     "field_policies",
     "field_seats",
+    "compare_fields",
     "parse_fields",
+    "rebuy_fields_sentences",
+    "rebuy_value_fields",
     "skill_verdict",
 ]
 
@@ -326,5 +329,43 @@ def compare_fields_sentences(df: pl.DataFrame) -> list[str]:
         "diff_low",
         "diff_high",
         lambda r: f"{r['metric']}, {r['rules']} - {r['baseline_rules']}",
+        lambda r: r["unit"],
+    )
+
+
+# ---------------------------------------------------------------- rebuy value by field
+def rebuy_value_fields(
+    rules="pagat",
+    fields=("greedy", "smart", "mixed"),
+    games: int = 20000,
+    seed: int = 0,
+    seat: int = 0,
+    players: int = DEFAULT_PLAYERS,
+    threads: int | None = None,
+) -> pl.DataFrame:
+    """:func:`analysis.rebuy.rebuy_value_policy` once per field (seat ``seat`` always vs never
+    rebuying, the same seeds in every field), stacked with a ``field`` column and the verdict
+    across skill of each measure against the first field (what ``loba rebuy-value --field``
+    prints)."""
+    from .rebuy import rebuy_value_policy
+
+    fields = parse_fields(fields)
+    parts = []
+    for f in fields:
+        t = rebuy_value_policy(rules, field_seats(f, players), games, seed, seat, threads).table
+        parts.append(t.select(pl.lit(f).alias("field"), pl.all()))
+    df = pl.concat(parts, how="diagonal_relaxed")
+    return add_across(df, ["measure"], "difference", "paired_low", "paired_high", fields)
+
+
+def rebuy_fields_sentences(df: pl.DataFrame) -> list[str]:
+    """The lines of :func:`rebuy_value_fields` across skill, one per measure."""
+    return across_sentences(
+        df,
+        ["measure"],
+        "difference",
+        "paired_low",
+        "paired_high",
+        lambda r: f"{r['measure']} (rebuying - declining)",
         lambda r: r["unit"],
     )

@@ -25,6 +25,8 @@ from analysis.field import (
     field_of,
     field_seats,
     parse_fields,
+    rebuy_fields_sentences,
+    rebuy_value_fields,
     skill_verdict,
 )
 from sim.policies import parse_seats
@@ -147,6 +149,10 @@ def test_rebuy_value_across_fields_words_each_verdict(capsys):
         )
         assert r["across"] == want
     assert t.filter(pl.col("field") == "greedy")["across"].to_list() == ["", ""]
+    api = rebuy_value_fields("pagat", ["greedy", "smart", "mixed"], games=80)
+    assert api["difference"].to_list() == pytest.approx(t["difference"].to_list())
+    assert api["across"].to_list() == t["across"].to_list()
+    assert len(rebuy_fields_sentences(api)) == 2
 
 
 @pytest.fixture(scope="module")
