@@ -1457,14 +1457,19 @@ def sweep_cmd(
         game,
     )
     metrics = analysis_of(res.game)
-    keep = res.knobs + [c for c in res.summary.columns if c in metrics.sweep_shown]
+    keep = res.knobs + [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
     units = metrics.sweep_units
     click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt, units))
-    if fmt == "table":
+    if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no rebuy value to explain
         for line in rebuy_na_notes(res.summary, res.knobs):
             click.echo(line)
     log(f"swept in {log.lap():.2f} s")
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
+
+
+def _sweep_shown(metrics, no_rebuy: bool) -> tuple[str, ...]:
+    """The summary columns a sweep prints (without the rebuy value under --no-rebuy-value)."""
+    return tuple(c for c in metrics.sweep_shown if not (no_rebuy and c.startswith("rebuy_value")))
 
 
 def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, overwrite,
@@ -1487,11 +1492,11 @@ def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, 
     if fmt != "table":
         click.echo(render(res.summary, fmt))
     else:
-        shown = [c for c in res.summary.columns if c in metrics.sweep_shown]
+        shown = [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
         table = res.summary.select("field", *res.knobs, *shown)
         click.echo(render(table, fmt, metrics.sweep_units))
         for f, sw in res.sweeps.items():
-            for line in rebuy_na_notes(sw.summary, sw.knobs):
+            for line in rebuy_na_notes(sw.summary, sw.knobs) if not no_rebuy else ():
                 click.echo(f"{f}: {line}")
         click.echo("")
         click.echo(f"Across skill (each field against {fields[0]} players, same seeds):")

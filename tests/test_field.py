@@ -166,6 +166,17 @@ def field_sweep(tmp_path_factory):
     return out
 
 
+def test_sweep_field_prints_the_verdicts_and_no_rebuy_value_it_skipped(capsys, tmp_path):
+    code, out, err = run(
+        capsys, "sweep", "--vary", "elimination_score=101,151", "--field", "greedy,mixed",
+        "--games", "30", "--no-rebuy-value", "--out", tmp_path / "s",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "Across skill (each field against greedy players, same seeds):" in out
+    assert "mean_rounds, elimination_score=151 - elimination_score=101:" in out
+    assert "rebuy_value" not in out
+
+
 def test_sweep_field_adds_a_field_axis(field_sweep):
     s = pl.read_csv(field_sweep / "summary.csv")
     assert s["field"].to_list() == ["greedy", "greedy", "smart", "smart"]
@@ -221,6 +232,8 @@ def test_compare_and_report_across_fields(field_sweep, capsys, tmp_path):
         (["compare", "{sweep}/field=greedy/cells/elimination_score=101",
           "{sweep}/field=smart/cells/elimination_score=101", "--field", "greedy,smart"],
          "at least two rule sets"),
+        (["report", "{sweep}/field=greedy/cells/elimination_score=101", "--field", "smart",
+          "-o", "{tmp}/r.html"], "No run has the seats of field 'smart'"),
     ],
 )  # fmt: skip
 def test_bad_field_input_one_sentence_exit_2(field_sweep, tmp_path, capsys, args, needle):
