@@ -272,7 +272,7 @@ def paths_in_fields(paths, fields, labels=None) -> tuple[list, list | None]:
     for f in fields:
         if f not in seen:
             raise AnalysisError(
-                f"No run has the seats of field '{f}' ({field_seats(f)} at four players); give"
+                f"No run has the seats of field '{f}' (at four players: {field_seats(f)}); give"
                 " runs simulated with them."
             )
     return keep, (names if labels else None)
