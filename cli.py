@@ -81,6 +81,29 @@ seats_option = click.option(
     " POLICY[:param=value...][+rebuy=RULE[:param=value]]: greedy, hold:patience=2,"
     " random+rebuy=never, my_policy.py:NAME; 'loba policies' lists them.",
 )
+field_option = click.option(
+    "--field",
+    "field_names",
+    default=None,
+    metavar="FIELDS",
+    help="Play (or read) the analysis once per field of players, comma separated, weakest"
+    " first: greedy (every seat greedy), smart (every seat smart), mixed (greedy and smart"
+    " alternating, seat 0 greedy) or any built-in policy; each field's finding is set"
+    " against the first's: holds, flips or indistinguishable from noise.",
+)
+
+
+def _fields_option(ctx, field_names, seats) -> list[str] | None:
+    """--field FIELDS checked (one sentence for an unknown field, or --seats beside it)."""
+    if field_names is None:
+        return None
+    from analysis.field import parse_fields
+
+    if seats is not None:
+        raise ValueError("--field and --seats both name the players; give one of them.")
+    return parse_fields(field_names)
+
+
 set_option = click.option(
     "--set",
     "sets",
@@ -132,15 +155,18 @@ EXAMPLES = {
         "loba compare runs/e101 runs/e151            # same --seed: paired, game by game",
         "loba compare runs/a runs/b --label mine --label theirs --format json",
         "loba compare runs/moon runs/moon-nodoubles        # Moon runs: Moon's figures",
+        "loba compare sweeps/skill/field=*/cells/* --field greedy,mixed,smart   # across skill",
     ),
     "sweep": _examples(
         "loba sweep --vary elimination_score=101,151,201 --games 5000 --out sweeps/e",
         "loba sweep --vary elimination_score=101,151 --vary max_rebuys=0,1,2 --out sweeps/h",
         "loba sweep --game moon --vary allow_doubles_trump=true,false --games 20000 --out sweeps/m",
+        "loba sweep --vary elimination_score=101,151 --field greedy,mixed,smart --out sweeps/skill",
     ),
     "report": _examples(
         "loba report runs/e101 -o report.html",
         "loba report runs/e101 runs/e151 -o report.html --rebuy-games 2000",
+        "loba report sweeps/skill/field=*/cells/* -o skill.html     # with 'Across skill'",
     ),
     "rebuy-value": _examples(
         "loba rebuy-value --mode policy --games 50000",
@@ -148,6 +174,7 @@ EXAMPLES = {
         "loba rebuy-value --seats greedy,greedy,greedy --format json",
         "loba rebuy-value --mode state --games 2000 --save rebuy.csv   # for rebuy=table:FILE",
         "loba rebuy-value --seats careful,greedy,greedy,greedy --rebuy table:rebuy.csv",
+        "loba rebuy-value --field greedy,mixed,smart --games 50000   # holds, flips or noise?",
     ),
     "tournament": _examples(
         "loba tournament --seats-pool random,greedy,hold,careful,wary --players 4 --games 2000",
@@ -1270,17 +1297,22 @@ def summarize_cmd(run_dirs, labels, fmt):
 @click.argument("run_dirs", nargs=-1, required=True)
 @label_option
 @click.option("--baseline", default=None, help="Variant to compare against (default: first).")
+@field_option
 @format_option
-def compare_cmd(run_dirs, labels, baseline, fmt):
+def compare_cmd(run_dirs, labels, baseline, field_names, fmt):
     """Rule sets side by side: every metric, its difference from the baseline and its interval.
 
     Runs of the same seeds and games (the same --seed and --games under different rules) are
-    compared game by game: the paired interval, with the unpaired one beside it.
+    compared game by game: the paired interval, with the unpaired one beside it. With --field,
+    the runs of each field (their seats) are compared on their own, and every difference is
+    set against the first field's: holds, flips or indistinguishable from noise.
     """
     import analysis
     from analysis.text import compare_text, render
     from analysis.words import compare_sentences
 
+    if field_names is not None:
+        return _compare_fields(run_dirs, labels, baseline, field_names, fmt)
     with _WarnToStderr():
         df = analysis.compare_runs(list(run_dirs), list(labels) or None, baseline)
     if fmt != "table":
@@ -1290,6 +1322,38 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
         click.echo(line)
     click.echo("")
     click.echo(compare_text(df))
+
+
+def _compare_fields(run_dirs, labels, baseline, field_names, fmt):
+    """compare --field: each field's runs compared on their own, then across skill."""
+    import polars as pl
+
+    from analysis.field import (
+        compare_fields,
+        compare_fields_sentences,
+        parse_fields,
+        paths_in_fields,
+    )
+    from analysis.io import load_runs
+    from analysis.text import compare_text, render
+
+    fields = parse_fields(field_names)
+    if labels and len(labels) != len(run_dirs):
+        raise ValueError(f"Give one label per run directory ({len(run_dirs)}), not {len(labels)}.")
+    with _WarnToStderr():
+        paths, names = paths_in_fields(list(run_dirs), fields, list(labels) or None)
+        df = compare_fields(load_runs(paths, names), fields, baseline)
+    if fmt != "table":
+        click.echo(render(df, fmt))
+        return
+    for f in fields:
+        part = df.filter(pl.col("field") == f)
+        click.echo(f"{f} players:")
+        click.echo(compare_text(part))
+        click.echo("")
+    click.echo(f"Across skill (each field against {fields[0]} players):")
+    for line in compare_fields_sentences(df):
+        click.echo(line)
 
 
 @cli.command("sweep", epilog=EXAMPLES["sweep"])
@@ -1333,9 +1397,13 @@ def compare_cmd(run_dirs, labels, baseline, fmt):
     is_flag=True,
     help="Skip the paired always/never rebuy runs (halves the work; Moon has no rebuys).",
 )
+@field_option
 @format_option
 @verbose_option
+@click.pass_context
 def sweep_cmd(
+    ctx,
+    field_names,
     game,
     preset,
     sets,
@@ -1357,8 +1425,12 @@ def sweep_cmd(
     from sim.rules import parse_assignments
 
     log = _Verbose()
+    fields = _fields_option(ctx, field_names, seats)
     if preset is not None and is_house_file(preset):  # its seats, unless --seats is given
         seats = _run_setup(preset, (), seats)[1]
+    if fields is not None:
+        return _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir,
+                            overwrite, threads, record_rounds, no_rebuy, fmt)  # fmt: skip
     if log.on:
         base = _rules(preset, sets)
         log(f"base rules {base.id}; varying {'; '.join(vary)}")
@@ -1385,14 +1457,56 @@ def sweep_cmd(
         game,
     )
     metrics = analysis_of(res.game)
-    keep = res.knobs + [c for c in res.summary.columns if c in metrics.sweep_shown]
+    keep = res.knobs + [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
     units = metrics.sweep_units
     click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt, units))
-    if fmt == "table":
+    if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no rebuy value to explain
         for line in rebuy_na_notes(res.summary, res.knobs):
             click.echo(line)
     log(f"swept in {log.lap():.2f} s")
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
+
+
+def _sweep_shown(metrics, no_rebuy: bool) -> tuple[str, ...]:
+    """The summary columns a sweep prints (without the rebuy value under --no-rebuy-value)."""
+    return tuple(c for c in metrics.sweep_shown if not (no_rebuy and c.startswith("rebuy_value")))
+
+
+def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, overwrite,
+                 threads, record_rounds, no_rebuy, fmt):  # fmt: skip
+    """sweep --field: the grid once per field, then each printed figure across skill."""
+    from analysis.bygame import analysis_of
+    from analysis.sweep import field_sweep_sentences, rebuy_na_notes, run_field_sweep
+    from analysis.text import render
+    from sim.rules import parse_assignments
+
+    def progress(i, n, name):
+        click.echo(f"cell {i + 1}/{n}: {name}", err=True)
+
+    players = len(seats.split(",")) if seats else None  # a house file's seats: its players
+    res = run_field_sweep(
+        preset, parse_assignments(sets), list(vary), fields, players, games, seed, out_dir,
+        overwrite, not no_rebuy, threads, record_rounds, progress, game,
+    )  # fmt: skip
+    metrics = analysis_of(res.game)
+    if fmt != "table":
+        click.echo(render(res.summary, fmt))
+    else:
+        shown = [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
+        table = res.summary.select("field", *res.knobs, *shown)
+        click.echo(render(table, fmt, metrics.sweep_units))
+        for f, sw in res.sweeps.items():
+            for line in rebuy_na_notes(sw.summary, sw.knobs) if not no_rebuy else ():
+                click.echo(f"{f}: {line}")
+        click.echo("")
+        click.echo(f"Across skill (each field against {fields[0]} players, same seeds):")
+        for line in field_sweep_sentences(res):
+            click.echo(line)
+    click.echo(
+        f"wrote {out_dir} (summary.csv; a sweep per field: "
+        f"{', '.join(str(sw.out.name) for sw in res.sweeps.values())})",
+        err=True,
+    )
 
 
 @cli.command("report", epilog=EXAMPLES["report"])
@@ -1422,7 +1536,8 @@ def sweep_cmd(
     type=int,
     help="Branch pairs per rebuy decision in that experiment.",
 )
-def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
+@field_option
+def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps, field_names):
     """Write one self-contained HTML report (findings, tables, figures) of RUN_DIRS."""
     from analysis.report import build_report
     from sim.results import atomic_output
@@ -1439,7 +1554,10 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps):
         atomic_output(out_file, "Report file") as tmp,
         ProgressBar("rebuy experiment, games") as bar,
     ):
-        build_report(list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps, bar)
+        build_report(
+            list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps, bar,
+            field_names,
+        )  # fmt: skip
     path = Path(out_file)
     click.echo(f"wrote {path}")
 
@@ -1543,11 +1661,13 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     "(CSV; .parquet or .json by the name), for seats on rebuy=table:FILE.",
 )
 @click.option("--threads", default=None, type=int, help="Worker threads (policy mode).")
+@field_option
 @format_option
 @verbose_option
 @click.pass_context
 def rebuy_value_cmd(
     ctx,
+    field_names,
     mode,
     preset,
     sets,
@@ -1577,10 +1697,18 @@ def rebuy_value_cmd(
     from analysis.text import render
     from sim.results import atomic_output, check_out_dir
 
+    fields = _fields_option(ctx, field_names, seats)
     rules, seats, _ = _run_setup(preset, sets, seats, "loba")
     seats = seats or get_game("loba").default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
+    if fields is not None and len(fields) > 1:
+        for given, flag in (
+            (plot_file, "--plot"),
+            (save_file if mode == "state" else None, "--save"),
+        ):
+            if given is not None:
+                raise ValueError(f"{flag} writes one field's result; give one --field with it.")
     _check_plot_file(plot_file)  # every destination is checked before any game is played
     if out_dir is not None:
         check_out_dir(out_dir)
@@ -1592,64 +1720,84 @@ def rebuy_value_cmd(
         raise ValueError("--against needs --rebuy RULE: the rule to compare with those.")
     from sim.runner import check_run
 
-    seat_list = check_run(rules, seats, 1, seed)[2]  # bad seats or seed fail before the notice
+    if fields is not None:
+        from analysis.field import field_seats
+
+        seats = {f: field_seats(f, len(seats.split(","))) for f in fields}
+        for s_ in seats.values():
+            check_run(rules, s_, 1, seed)
+        seat_list = check_run(rules, seats[fields[0]], 1, seed)[2]
+    else:
+        seat_list = check_run(rules, seats, 1, seed)[2]  # bad seats/seed fail before the notice
     for name, (flag, only) in REBUY_MODE_OPTIONS.items():
         if only != mode and _given(ctx, name):
             _no_effect(flag, f"in {mode} mode", f"it is read in {only} mode only.")
     log = _Verbose()
     log.run(rules, seat_list, seed, preset)
     _announce_compile("loba")
-    ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
-    empty = None  # why there is no table to show (instead of an empty one)
-    if mode == "policy" and rule is not None:
-        n = 20000 if games is None else games
-        vs = "always,never,if_opponents" if against is None else against
-        with ProgressBar("games (each rule in turn)") as bar:
-            res = rb.compare_rebuy_rules(
-                rules, seats, rule, vs, n, seed, seat, threads, out_dir, progress=bar
+
+    def one(seats, out_dir, save_file):
+        """(table, lines, empty, fig, games) of one seating."""
+        seat_list = check_run(rules, seats, 1, seed)[2]
+        ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
+        empty = None  # why there is no table to show (instead of an empty one)
+        if mode == "policy" and rule is not None:
+            n = 20000 if games is None else games
+            vs = "always,never,if_opponents" if against is None else against
+            with ProgressBar("games (each rule in turn)") as bar:
+                res = rb.compare_rebuy_rules(
+                    rules, seats, rule, vs, n, seed, seat, threads, out_dir, progress=bar
+                )
+            table = res.table
+            lines = words.rebuy_rule_sentences(table, seat, res.rules_id, res.rule)
+            if ruled_out:
+                lines = empty = [ruled_out]
+            fig = plots.rebuy_rules_plot(table, res.rule) if plot_file else None
+        elif mode == "policy":
+            n = 20000 if games is None else games
+            with ProgressBar("games (rebuying, then not)") as bar:
+                res = rb.rebuy_value_policy(
+                    rules, seats, n, seed, seat, threads, out_dir, progress=bar
+                )
+            table = res.table
+            lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
+            if ruled_out:  # both runs are the same games: differences of 0, no interval
+                lines = empty = [ruled_out]
+            fig = plots.rebuy_policy_plot(table) if plot_file else None
+        else:
+            n = 1000 if games is None else games
+            with ProgressBar("games", min_total=200) as bar:
+                dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=bar)
+            if out_dir is not None:
+                with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
+                    dec.write_parquet(tmp)
+            if save_file is not None:
+                labels = ",".join(s.label for s in seat_list)
+                rb.save_state_table(dec, save_file, labels, min_cases, rules_id=rules.id)
+                click.echo(f"wrote {save_file}", err=True)
+            keys = [c.strip() for c in by.split(",") if c.strip()]
+            table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
+            lines = [
+                f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
+                "pairs each."
+            ]
+            if dec.height == 0:
+                empty = [words.no_rebuy_reason(rules, len(seat_list))]
+                lines += empty
+            lines += words.rebuy_state_sentences(
+                rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
             )
-        table = res.table
-        lines = words.rebuy_rule_sentences(table, seat, res.rules_id, res.rule)
-        if ruled_out:
-            lines = empty = [ruled_out]
-        fig = plots.rebuy_rules_plot(table, res.rule) if plot_file else None
-    elif mode == "policy":
-        n = 20000 if games is None else games
-        with ProgressBar("games (rebuying, then not)") as bar:
-            res = rb.rebuy_value_policy(rules, seats, n, seed, seat, threads, out_dir, progress=bar)
-        table = res.table
-        lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
-        if ruled_out:  # both runs are the same games: differences of 0, no interval
-            lines = empty = [ruled_out]
-        fig = plots.rebuy_policy_plot(table) if plot_file else None
+            fig = (
+                plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
+                if (plot_file)
+                else None
+            )
+        return table, lines, empty, fig, n
+
+    if fields is None:
+        table, lines, empty, fig, n = one(seats, out_dir, save_file)
     else:
-        n = 1000 if games is None else games
-        with ProgressBar("games", min_total=200) as bar:
-            dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=bar)
-        if out_dir is not None:
-            with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
-                dec.write_parquet(tmp)
-        if save_file is not None:
-            labels = ",".join(s.label for s in seat_list)
-            rb.save_state_table(dec, save_file, labels, min_cases, rules_id=rules.id)
-            click.echo(f"wrote {save_file}", err=True)
-        keys = [c.strip() for c in by.split(",") if c.strip()]
-        table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
-        lines = [
-            f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
-            "pairs each."
-        ]
-        if dec.height == 0:
-            empty = [words.no_rebuy_reason(rules, len(seat_list))]
-            lines += empty
-        lines += words.rebuy_state_sentences(
-            rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
-        )
-        fig = (
-            plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
-            if (plot_file)
-            else None
-        )
+        table, lines, empty, fig, n = _rebuy_fields(one, seats, mode, rule, out_dir, save_file)
     log(f"{mode} mode on {n:,} games in {log.lap():.2f} s")
     if fmt == "table":
         for line in lines:
@@ -1663,6 +1811,57 @@ def rebuy_value_cmd(
         click.echo(render(table, fmt))
     if fig is not None:
         _save_plot(fig, plot_file)
+
+
+def _rebuy_fields(one, seats: dict, mode, rule, out_dir, save_file):
+    """rebuy-value once per field (``seats``: field -> seat string, played by ``one``), the
+    tables stacked with a ``field`` column and the verdict across skill against the first
+    field (:mod:`analysis.field`)."""
+    import polars as pl
+
+    from analysis.field import across_sentences, add_across
+
+    fields = list(seats)
+    tables, lines, empties, n = [], [], [], 0
+    for f, s_ in seats.items():
+        out = None if out_dir is None else str(Path(out_dir) / f)
+        table, ls, empty, _fig, n = one(s_, out, save_file)
+        lines.append(f"{f} players ({s_}):")
+        lines += [f"  {ln}" for ln in ls]
+        if empty:
+            empties.append(f"{f}: {empty[0]}")
+            continue
+        tables.append(table.select(pl.lit(f).alias("field"), pl.all()))
+    if not tables:
+        return None, lines, empties or None, None, n
+    table = pl.concat(tables, how="diagonal_relaxed")
+    if mode == "policy":
+        keys = ["against", "measure"] if rule is not None else ["measure"]
+        est, lo, hi = "difference", "paired_low", "paired_high"
+
+        def name(r):
+            what = f"{rule} - {r['against']}" if rule is not None else "rebuying - declining"
+            return f"{r['measure']} ({what})"
+
+        def unit(r):
+            return r["unit"]
+    else:
+        keys = [
+            c
+            for c in table.columns
+            if c in ("players_left", "gap_band", "rebuys_used", "others_over", "policy", "round")
+        ]
+        est, lo, hi = "value", "ci_low", "ci_high"
+
+        def name(r):
+            return "value of rebuying (stakes), " + ", ".join(f"{k} {r[k]}" for k in keys)
+
+        unit = None
+    table = add_across(table, keys, est, lo, hi, fields)
+    if len(fields) > 1:
+        lines += ["", f"Across skill (each field against {fields[0]} players):"]
+        lines += across_sentences(table, keys, est, lo, hi, name, unit)
+    return table, lines, None, None, n
 
 
 def _check_plot_file(plot_file) -> None:

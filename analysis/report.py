@@ -563,6 +563,40 @@ def _rebuy_section(rs: RunSet, rebuy_games: int, rebuy_reps: int, progress) -> d
     }
 
 
+def _across_section(rs: RunSet, fields: list[str] | None) -> dict | None:
+    """ "Across skill": when the runs cover two fields of players (:mod:`analysis.field`), each
+    under the same two or more rule sets, every difference from the baseline rules in each
+    field and its verdict against the first field; None otherwise (or with ``fields`` given,
+    one sentence why not)."""
+    from .field import compare_fields, fields_of_runs
+
+    found = {f: vs for f, vs in fields_of_runs(rs, fields).items() if len(vs) >= 2}
+    if fields is None and len(found) < 2:
+        return None
+    df = compare_fields(rs, fields)
+    order = df["field"].unique(maintain_order=True).to_list()
+    part = df.filter(pl.col("diff").is_not_null())
+    rows = []
+    for (rules, metric), g in part.group_by(["rules", "metric"], maintain_order=True):
+        by = {r["field"]: r for r in g.iter_rows(named=True)}
+        row = [metric, f"{rules} − {g['baseline_rules'][0]}"]
+        for f in order:
+            r = by.get(f)
+            row.append(
+                _with_ci(
+                    fmt.diff(r["diff"], r["unit"]),
+                    fmt.interval(r["diff_low"], r["diff_high"], r["unit"], signed=True),
+                )
+                if r
+                else fmt.NA
+            )
+        row += [by[f]["across"] if f in by else fmt.NA for f in order[1:]]
+        rows.append(row)
+    head = ["difference", "rules", *(f"{f} players" for f in order)]
+    head += [f"{f} vs {order[0]}" for f in order[1:]]
+    return {"fields": order, "table": _table(head, rows, 2)}
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -580,6 +614,7 @@ def build_report(
     rebuy_games: int = 0,
     rebuy_reps: int = 8,
     progress=None,
+    fields: list[str] | None = None,
 ) -> Path:
     """Write the HTML report of the run directories ``paths`` to ``out``; returns its path.
     The runs' game chooses the metrics (:mod:`analysis.bygame`) and the sections
@@ -587,10 +622,19 @@ def build_report(
     widow and first bidder.
 
     ``rebuy_games`` > 0 adds the state-level rebuy experiment (Loba only: that many games, the
-    first variant's rules and seats, ``rebuy_reps`` pairs of branches per decision)."""
+    first variant's rules and seats, ``rebuy_reps`` pairs of branches per decision).
+
+    When the runs cover two or more fields of players (:mod:`analysis.field`), each under the
+    same rule sets, an "Across skill" section sets every difference in each field against the
+    first field's; ``fields`` (names) keeps the runs of those fields only, in that order."""
     outp = Path(out)
     if outp.exists() and outp.is_dir():
         raise AnalysisError(f"'{outp}' is a directory; give a file name such as report.html.")
+    if fields is not None and not isinstance(paths, RunSet):
+        from .field import parse_fields, paths_in_fields
+
+        fields = parse_fields(fields)
+        paths, labels = paths_in_fields(list(paths), fields, labels)
     rs = paths if isinstance(paths, RunSet) else load_runs(paths, labels)
     metrics = analysis_of(rs.game)
     if rebuy_games > 0 and not metrics.rebuys:
@@ -629,6 +673,7 @@ def build_report(
         ),
         "tables": part.tables,
         "tests": _tests_table(part.tests),
+        "across": _across_section(rs, fields) if rs.game == "loba" else None,
     }
     doc = _env().get_template(TEMPLATE).render(**ctx)
     outp.parent.mkdir(parents=True, exist_ok=True)

@@ -433,3 +433,138 @@ def run_sweep(
         }
         _write_outputs(outp, summary, meta, knobs, game)
     return SweepResult(summary, knobs, outp, game)
+
+
+def _across_specs(game: str) -> list[tuple[str, str, str, str]]:
+    """(prefix, estimate, low, high) of every sweep figure set across fields: each summary
+    column's paired difference from the first cell, and (Loba) the rebuy value per cell."""
+    specs = [(f"{c}_", f"{c}_diff", f"{c}_diff_low", f"{c}_diff_high") for c, _ in
+             analysis_of(game).sweep_columns]  # fmt: skip
+    if analysis_of(game).rebuys:
+        for c in ("rebuy_value", "rebuy_win_gain"):
+            specs.append((f"{c}_", c, f"{c}_low", f"{c}_high"))
+    return specs
+
+
+@dataclass
+class FieldSweepResult:
+    """:func:`run_field_sweep`: the stacked summary (a ``field`` column first, then each
+    figure's verdict across skill, ``M_across``, ``M_change[_low|_high]``), the knobs, the
+    fields and one :class:`SweepResult` per field."""
+
+    summary: pl.DataFrame
+    knobs: list[str]
+    fields: list[str]
+    sweeps: dict
+    out: Path | None
+    game: str = "loba"
+
+
+def field_dir(field: str) -> str:
+    """A field's sweep under ``OUT/``: ``field=smart``."""
+    return path_safe(f"field={field}")
+
+
+def run_field_sweep(
+    preset: str | None = None,
+    sets: dict | None = None,
+    vary=(),
+    fields=("greedy", "smart"),
+    players: int | None = None,
+    games: int = 2000,
+    seed: int = 0,
+    out=None,
+    overwrite: bool = False,
+    rebuy_value: bool = True,
+    threads: int | None = None,
+    record_rounds: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+    game: str | None = None,
+) -> FieldSweepResult:
+    """The same grid once per field of players (:mod:`analysis.field`), every field on the same
+    seeds: ``OUT/field=NAME/`` is that field's whole sweep (``cells/``, ``summary.csv``,
+    ``sweep.png``), ``OUT/summary.csv``/``.json`` stacks the fields' summaries with a ``field``
+    column and each figure's verdict against the first field (``M_across``: holds, flips,
+    indistinguishable from noise...; ``M_change`` with its interval), ``OUT/sweep.json`` lists
+    the fields. ``players``: seats at the table (default 4)."""
+    from .field import DEFAULT_PLAYERS, add_across, field_seats, parse_fields
+
+    fields = parse_fields(fields)
+    n = DEFAULT_PLAYERS if players is None else players
+    seats = {f: field_seats(f, n) for f in fields}
+    axes = parse_vary(vary) if vary and isinstance(next(iter(vary)), str) else list(vary)
+    sweep_cells(preset, dict(sets or {}), axes, game)  # a bad grid fails before any game
+    _check_numbers(games, seed, threads)
+    outp = Path(out) if out is not None else None
+    if outp is not None:
+        from sim.results import RunDirError, check_out_dir
+
+        try:
+            check_out_dir(outp, overwrite, need_bytes=256 * 1024 + 64 * games * n * len(fields))
+        except RunDirError as e:
+            raise AnalysisError(str(e)) from None
+    sweeps = {}
+    total = len(fields)
+    for k, f in enumerate(fields):
+
+        def prog(i, m, name, k=k, f=f):
+            if progress is not None:
+                progress(k * m + i, total * m, f"{f}: {name}")
+
+        sweeps[f] = run_sweep(
+            preset, sets, axes, seats[f], games, seed,
+            None if outp is None else outp / field_dir(f), overwrite, rebuy_value, threads,
+            record_rounds, prog, game,
+        )  # fmt: skip
+    first = sweeps[fields[0]]
+    summary = pl.concat(
+        [
+            s.summary.select(pl.lit(f).alias("field"), pl.lit(seats[f]).alias("seats"), pl.all())
+            for f, s in sweeps.items()
+        ],
+        how="diagonal_relaxed",
+    )
+    for prefix, est, lo, hi in _across_specs(first.game):
+        if est in summary.columns:
+            summary = add_across(summary, first.knobs, est, lo, hi, fields, prefix)
+    if outp is not None:
+        from sim.results import atomic_output
+
+        with atomic_output(outp / "summary.csv") as tmp:
+            summary.write_csv(tmp)
+        with atomic_output(outp / "summary.json") as tmp:
+            tmp.write_text(json.dumps(summary.to_dicts(), indent=1) + "\n")
+        meta = {"fields": fields, "seats": seats, "sweeps": [field_dir(f) for f in fields],
+                "games": games, "seed": seed}  # fmt: skip
+        with atomic_output(outp / "sweep.json") as tmp:
+            tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    return FieldSweepResult(summary, first.knobs, fields, sweeps, outp, first.game)
+
+
+def field_sweep_sentences(res: FieldSweepResult, columns=None) -> list[str]:
+    """The verdict across skill of the printed figures (:func:`analysis.field.across_sentences`):
+    each cell's difference from the first cell, and the rebuy value per cell."""
+    from .field import across_sentences
+
+    metrics = analysis_of(res.game)
+    units = metrics.sweep_units
+    shown = columns or [c for c in metrics.sweep_shown if not c.endswith(("_low", "_high"))]
+    s = res.summary
+    lines = []
+    for prefix, est, lo, hi in _across_specs(res.game):
+        col = prefix[:-1]
+        if col not in shown or est not in s.columns:
+            continue
+        part = s.filter(pl.col(est).is_not_null())
+        if part.height == 0:
+            continue
+
+        def name(r, col=col, est=est):
+            cell = cell_label({k: r[k] for k in res.knobs})
+            if est.endswith("_diff"):
+                return f"{col}, {cell} - {r['baseline']}"
+            return f"{col} (seat 0 rebuying - declining), {cell}"
+
+        unit = units.get(col) or ("share" if col == "rebuy_win_gain" else None)
+        lines += across_sentences(part, res.knobs, est, lo, hi, name, unit, prefix)
+    return lines

@@ -15,6 +15,13 @@ SMALL = {
     "02_rebuy_value.ipynb": {"POLICY_GAMES": 300, "STATE_GAMES": 6, "REPS": 2},
     "03_house_rules.ipynb": {"GAMES": 40, "ELIMINATION": [101, 151], "REBUYS": [0, 2]},
     "04_moon.ipynb": {"GAMES": 300},
+    "05_skill.ipynb": {
+        "LADDER_GAMES": 200,
+        "TOURNAMENT_GAMES": 30,
+        "TUNE_GAMES": 200,
+        "TUNE_TRIALS": 2,
+        "FIELD_GAMES": 200,
+    },
 }
 
 
