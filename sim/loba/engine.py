@@ -457,8 +457,14 @@ def take_may_work(st, R, seat, c):
 def take_ok(st, R, seat, c, bufs):
     """[A11]/[A12] may ``seat`` take the top discard ``c``: can some legal sequence of this
     turn's plays put it on the table (:func:`sim.loba.takes.can_place`, on a trial hand)?"""
-    if not take_may_work(st, R, seat, c):
-        return False
+    return take_may_work(st, R, seat, c) and take_search(st, R, seat, c, bufs)
+
+
+@kernel
+def take_search(st, R, seat, c, bufs):
+    """:func:`take_ok` once :func:`take_may_work` holds. The turn asks the inlined necessary
+    condition first and calls this only when it holds (a third of the turns): a call passes
+    the whole state and scratch."""
     hand = st.hands[seat]
     hand[c] += 1  # as if taken, for the search only
     hn = st.s[seat, S.HAND_N] + 1
@@ -614,7 +620,9 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
         if g[G.STOCK_N] == 0:
             rebuild_stock(st, R, tr)  # [A13]
         top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
-        can_take = top >= 0 and take_ok(st, R, seat, top, bufs)
+        can_take = top >= 0 and take_may_work(st, R, seat, top)
+        if can_take:
+            can_take = take_search(st, R, seat, top, bufs)
         if g[G.STOCK_N] == 0 and not can_take:
             g[G.VOID_REASON] = VOID.STOCK  # [A14]
             return TURN_VOID
