@@ -198,6 +198,7 @@ def deal_round(st, R, deck, deck_n, tr):
     st.melds[:, :] = 0
     st.pile[:] = -1
     g[G.NMELDS] = 0
+    g[G.LAY_OK] = 0
     g[G.TURN] = 0
     g[G.RESHUFFLES] = 0
     g[G.TAKEN] = -1
@@ -326,6 +327,56 @@ def may_layoff(st, R, seat):
     return R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or st.s[seat, S.MELDED] == 1
 
 
+@kernel(readonly=("meld",))
+def meld_wants(meld, R):
+    """Bit c set when a card of identity c may be laid off on this table meld now: exactly the
+    cards :func:`sim.loba.moves.gen_layoffs` looks for on it ([A21], [A22])."""
+    w = 0
+    if meld[M.KIND] == MELD.PIERNA:
+        r = int(meld[M.KEY])
+        for s in range(4):
+            if pierna_accepts(meld, s, R):
+                w |= 1 << (s * 13 + r - 1)
+        return w
+    s = int(meld[M.KEY])
+    lo = int(meld[M.LO])
+    hi = int(meld[M.HI])
+    jm = int(meld[M.JMASK])
+    if hi - lo + 1 >= 13:
+        return 0
+    if lo > 1:
+        w |= 1 << pos_card(lo - 1, s)
+    if hi < 14:
+        w |= 1 << pos_card(hi + 1, s)
+    if R[RULE.JOKER_END_MOVE] == 1:
+        if (jm >> lo) & 1 and hi < 14:
+            w |= 1 << pos_card(lo, s)
+        if (jm >> hi) & 1 and lo > 1:
+            w |= 1 << pos_card(hi, s)
+    if popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
+        w |= 1 << JOKER
+    return w
+
+
+@kernel(readonly=("melds",))
+def lay_wants(g, melds, R, changed):
+    """Keep ``G.LAY_WANT`` (the cards some lay-off could use) right after the table changed:
+    meld ``changed`` only (a play touches one meld), or every meld when they are not known
+    (``G.LAY_OK`` is 0) or ``changed`` is -1. (The game's ``g`` and melds, not the whole
+    state: a call passes every array it is given.)"""
+    nm = g[G.NMELDS]
+    if g[G.LAY_OK] == 0 or changed < 0:
+        for i in range(nm):
+            g[G.LAY_W + i] = meld_wants(melds[i], R)
+        g[G.LAY_OK] = 1
+    elif changed < nm:
+        g[G.LAY_W + changed] = meld_wants(melds[changed], R)
+    w = 0
+    for i in range(nm):
+        w |= g[G.LAY_W + i]
+    g[G.LAY_WANT] = w
+
+
 @kernel(inline="always")
 def gen_plays(st, R, seat, acts):
     """Every play the seat may make now (new melds, then lay-offs); returns how many."""
@@ -345,7 +396,11 @@ def gen_plays_with(st, R, seat, acts, only):
         n = gen_new_melds_with(hand, hn, R, acts, 0, only)
     new = n
     if may_layoff(st, R, seat):
-        n = gen_layoffs(hand, hn, st.melds, st.g[G.NMELDS], R, acts, n)
+        if st.g[G.LAY_OK] == 0:
+            lay_wants(st.g, st.melds, R, -1)
+        # no card of the hand fits a table meld (most searches): no lay-off to look for
+        if held_bits(hand)[0] & st.g[G.LAY_WANT]:
+            n = gen_layoffs(hand, hn, st.melds, st.g[G.NMELDS], R, acts, n)
     return n, new
 
 
@@ -357,6 +412,8 @@ def do_play(st, seat, act, R, tr):
         st.g[G.TAKEN] = -1  # [A12] a card of the taken identity reached the table
     nm = st.g[G.NMELDS]
     st.g[G.NMELDS] = apply_play(hand, st.melds, nm, act, seat)
+    if st.g[G.LAY_OK] == 1:  # else computed in full before the next lay-off search
+        lay_wants(st.g, st.melds, R, nm if act[A.TYPE] == PLAY.MELD else act[A.MELD])
     if act[A.TYPE] == PLAY.MELD:
         row = st.melds[nm]
         if row[M.KIND] == MELD.ESCALERA:
