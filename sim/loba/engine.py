@@ -132,10 +132,17 @@ def ev_stock(tr, st, i):
 @kernel
 def next_active(st, seat):
     """[A5]/[A8] the next seat clockwise (to the left) that is still in the game."""
-    np_ = st.g[G.NP]
+    return next_seat(st.g, st.s, seat)
+
+
+@kernel(inline="always")
+def next_seat(g, s, seat):
+    """:func:`next_active` from the game's ``g`` and ``s`` arrays (the turn loop inlines it: a
+    call with the whole state passes every array of it)."""
+    np_ = g[G.NP]
     for k in range(1, np_ + 1):
         q = (seat + k) % np_
-        if st.s[q, S.STATUS] == ST.ACTIVE:
+        if s[q, S.STATUS] == ST.ACTIVE:
             return q
     return seat
 
@@ -927,7 +934,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
             g[G.VOID_REASON] = VOID.TURN_CAP  # [A14]
             end_round(st, R, -1, tr)
         else:
-            g[G.CUR] = next_active(st, seat)
+            g[G.CUR] = next_seat(g, s, seat)
     return g[G.PHASE]
 
 
