@@ -399,7 +399,9 @@ def gen_plays_with(st, R, seat, acts, only):
     hand = st.hands[seat]
     hn = st.s[seat, S.HAND_N]
     n = 0
-    if only != NO_MELD:
+    if only >= 0 and only != JOKER and no_meld_with(hand, R, only):
+        pass  # (most searches after a meld-free turn: no call)
+    elif only != NO_MELD:
         n = gen_new_melds_with(hand, hn, R, acts, 0, only)
     new = n
     if may_layoff(st, R, seat):
@@ -409,6 +411,23 @@ def gen_plays_with(st, R, seat, acts, only):
         if held_bits(hand)[0] & st.g[G.LAY_WANT]:
             n = gen_layoffs(hand, hn, st.melds, st.g[G.NMELDS], R, acts, n)
     return n, new
+
+
+@kernel(inline="always")
+def no_meld_with(hand, R, c):
+    """True when the hand has no new meld holding the natural ``c``: no pierna of its rank has
+    three cards, and no escalera window of its suit has two naturals and few enough gaps (the
+    tests :func:`sim.loba.moves.gen_new_melds_with` makes first; False: search)."""
+    r = rank_of(c)
+    d = R[RULE.DECKS]
+    k = min(hand[r - 1], d) + min(hand[12 + r], d) + min(hand[25 + r], d) + min(hand[38 + r], d)
+    if k >= 3:
+        return False
+    m = suit_positions(hand, suit_of(c))
+    cnt = popcount(m & 0x3FFE)
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
+    mn = R[RULE.ESCALERA_MIN]
+    return cnt < 2 or cnt + J < mn or not has_window(m, J, mn)
 
 
 @kernel(inline="always")
@@ -524,7 +543,7 @@ def take_ok(st, R, seat, c, bufs):
     return take_may_work(st, R, seat, c) and take_search(st, R, seat, c, bufs)
 
 
-@kernel
+@kernel(inline="always")
 def take_search(st, R, seat, c, bufs):
     """:func:`take_ok` once :func:`take_may_work` holds. The turn asks the inlined necessary
     condition first and calls this only when it holds (a third of the turns): a call passes
