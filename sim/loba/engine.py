@@ -219,7 +219,7 @@ def deal_round(st, R, deck, deck_n, tr):
         st.s[q, S.MELD_FREE] = 0
         st.s[q, S.PENALTY] = 0
         st.s[q, S.BONUS] = 0
-    first = next_active(st, g[G.DEALER])
+    first = next_seat(g, st.s, g[G.DEALER])
     for _ in range(R[RULE.HAND_SIZE]):  # one card at a time, from the dealer's left
         q = first
         while True:
@@ -227,7 +227,7 @@ def deal_round(st, R, deck, deck_n, tr):
             g[G.STOCK_N] -= 1
             st.hands[q, c] += 1
             st.s[q, S.HAND_N] += 1
-            q = next_active(st, q)
+            q = next_seat(g, st.s, q)
             if q == first:
                 break
     st.pile[0] = stock[g[G.STOCK_N] - 1]  # [A7] up-card, a joker included
@@ -934,7 +934,7 @@ def settle(st, R, fns, params, bufs, rounds_rows, tr):
         if tracing(tr):
             ev(tr, E.END, g[G.ROUND], g[G.WINNER], g[G.WINNER], g[G.ROUND], g[G.POT], 0)
     else:
-        g[G.DEALER] = next_active(st, g[G.DEALER])  # [A5]
+        g[G.DEALER] = next_seat(g, s, g[G.DEALER])  # [A5]
         g[G.PHASE] = PH.DEAL
 
 
