@@ -336,52 +336,72 @@ def may_layoff(st, R, seat):
 
 @kernel(readonly=("meld",))
 def meld_wants(meld, R):
-    """Bit c set when a card of identity c may be laid off on this table meld now: exactly the
-    cards :func:`sim.loba.moves.gen_layoffs` looks for on it ([A21], [A22])."""
+    """(lay, near, ends) of one table meld. ``lay``: bit c set when a card of identity c may be
+    laid off on it now, exactly the cards :func:`sim.loba.moves.gen_layoffs` looks for on it
+    ([A21], [A22]). ``near`` and ``ends``: what :func:`take_may_work` asks of it (the cards
+    next to or inside an escalera or that a pierna takes; bit 54 + s when an escalera of suit s
+    has an end joker to jump, 58 + s when it has room for a joker; the naturals just past an
+    escalera's ends)."""
     w = 0
     if meld[M.KIND] == MELD.PIERNA:
         r = int(meld[M.KEY])
         for s in range(4):
             if pierna_accepts(meld, s, R):
                 w |= 1 << (s * 13 + r - 1)
-        return w
+        return w, w, 0
     s = int(meld[M.KEY])
     lo = int(meld[M.LO])
     hi = int(meld[M.HI])
     jm = int(meld[M.JMASK])
     if hi - lo + 1 >= 13:
-        return 0
+        return 0, 0, 0
+    near = 0
+    for p in range(max(lo - 1, 1), min(hi + 1, 14) + 1):
+        near |= 1 << pos_card(p, s)
+    ends = 0
     if lo > 1:
-        w |= 1 << pos_card(lo - 1, s)
+        ends |= 1 << pos_card(lo - 1, s)
     if hi < 14:
-        w |= 1 << pos_card(hi + 1, s)
+        ends |= 1 << pos_card(hi + 1, s)
+    w = ends
     if R[RULE.JOKER_END_MOVE] == 1:
         if (jm >> lo) & 1 and hi < 14:
             w |= 1 << pos_card(lo, s)
+            near |= 1 << (54 + s)
         if (jm >> hi) & 1 and lo > 1:
             w |= 1 << pos_card(hi, s)
+            near |= 1 << (54 + s)
     if popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
         w |= 1 << JOKER
-    return w
+        near |= 1 << (58 + s)
+    return w, near, ends
 
 
 @kernel(readonly=("melds",))
 def lay_wants(g, melds, R, changed):
-    """Keep ``G.LAY_WANT`` (the cards some lay-off could use) right after the table changed:
-    meld ``changed`` only (a play touches one meld), or every meld when they are not known
-    (``G.LAY_OK`` is 0) or ``changed`` is -1. (The game's ``g`` and melds, not the whole
-    state: a call passes every array it is given.)"""
+    """Keep ``G.LAY_WANT``, ``G.TK_NEAR`` and ``G.TK_ENDS`` (:func:`meld_wants` of the whole
+    table) right after the table changed: meld ``changed`` only (a play touches one meld), or
+    every meld when they are not known (``G.LAY_OK`` is 0) or ``changed`` is -1. (The game's
+    ``g`` and melds, not the whole state: a call passes every array it is given.)"""
     nm = g[G.NMELDS]
     if g[G.LAY_OK] == 0 or changed < 0:
         for i in range(nm):
-            g[G.LAY_W + i] = meld_wants(melds[i], R)
+            g[G.LAY_W + i], g[G.TK_D + i], g[G.TK_E + i] = meld_wants(melds[i], R)
         g[G.LAY_OK] = 1
     elif changed < nm:
-        g[G.LAY_W + changed] = meld_wants(melds[changed], R)
+        g[G.LAY_W + changed], g[G.TK_D + changed], g[G.TK_E + changed] = meld_wants(
+            melds[changed], R
+        )
     w = 0
+    near = 0
+    ends = 0
     for i in range(nm):
         w |= g[G.LAY_W + i]
+        near |= g[G.TK_D + i]
+        ends |= g[G.TK_E + i]
     g[G.LAY_WANT] = w
+    g[G.TK_NEAR] = near
+    g[G.TK_ENDS] = ends
 
 
 @kernel(inline="always")
@@ -506,34 +526,16 @@ def take_may_work(st, R, seat, c):
     if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
         return False
     # a lay-off: a pierna of its rank that takes its suit now (lay-offs never make a pierna
-    # take a suit it refused), or an escalera of its suit where c lands next to an end or on
-    # an end joker, or where some first lay-off from hand exists (a chain starts with one)
-    jk = hand[JOKER] > 0
-    move = R[RULE.JOKER_END_MOVE] == 1
-    for i in range(st.g[G.NMELDS]):
-        m = st.melds[i]
-        if m[M.KIND] == MELD.PIERNA:
-            if m[M.KEY] == r and pierna_accepts(m, s, R):
-                return True
-            continue
-        if m[M.KEY] != s:
-            continue
-        lo = int(m[M.LO])
-        hi = int(m[M.HI])
-        if hi - lo + 1 >= 13:
-            continue
-        for k in range(2 if r == 1 else 1):
-            p = 14 if (r == 1 and k == 1) else r
-            if lo - 1 <= p <= hi + 1:
-                return True
-        jm = int(m[M.JMASK])
-        if jk and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
-            return True
-        if lo > 1 and (hand[pos_card(lo - 1, s)] > 0 or (move and (jm >> hi) & 1)):
-            return True
-        if hi < 14 and (hand[pos_card(hi + 1, s)] > 0 or (move and (jm >> lo) & 1)):
-            return True
-    return False
+    # take a suit it refused), or an escalera of its suit (shorter than 13) where c lands next
+    # to an end or inside, or with an end joker to jump, or with room for a joker the hand
+    # holds, or with a natural of the hand just past an end (a chain starts with one first
+    # lay-off); from the table's masks (meld_wants), not a pass over the melds
+    if st.g[G.LAY_OK] == 0:
+        lay_wants(st.g, st.melds, R, -1)
+    near = st.g[G.TK_NEAR]
+    if (near >> c) & 1 or (near >> (54 + s)) & 1 or (hand[JOKER] > 0 and (near >> (58 + s)) & 1):
+        return True
+    return (held_bits(hand)[0] & st.g[G.TK_ENDS] & (0x1FFF << (13 * int(s)))) != 0
 
 
 @kernel

@@ -85,8 +85,16 @@ G = make_enum(
         "LAY_OK",
         "LAY_WANT",
         "LAY_W",
+        # for the take rule's cheap test (engine.take_may_work), the same way: TK_NEAR, the
+        # cards next to or inside an escalera or that a pierna takes, with bit 54 + s (an
+        # escalera of suit s has an end joker to jump) and 58 + s (it has room for a joker);
+        # TK_ENDS, the naturals just past an escalera's ends; TK_D + i / TK_E + i: meld i's own
+        "TK_NEAR",
+        "TK_ENDS",
+        "TK_D",
+        "TK_E",
     ],
-    {"LAY_W": MAX_MELDS},
+    {"LAY_W": MAX_MELDS, "TK_D": MAX_MELDS, "TK_E": MAX_MELDS},
 )
 # where a turn starts: at the draw (every turn of a game), or, for a position set up by hand,
 # after the draw (about to play) or at the discard
