@@ -64,6 +64,7 @@ from .moves import (
     popcount,
     pos_card,
     suit_positions,
+    window_bits,
 )
 from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
 from .takes import can_place, places, search_bound
@@ -355,9 +356,9 @@ def meld_wants(meld, R):
     jm = int(meld[M.JMASK])
     if hi - lo + 1 >= 13:
         return 0, 0, 0
-    near = 0
-    for p in range(max(lo - 1, 1), min(hi + 1, 14) + 1):
-        near |= 1 << pos_card(p, s)
+    # positions lo-1 .. hi+1 (within 1..14) as cards: p -> s*13 + p - 1, and 14 -> the ace
+    pm = window_bits(max(lo - 1, 1), min(hi + 1, 14))
+    near = (((pm >> 1) & 0x1FFF) | ((pm >> 14) & 1)) << (13 * s)
     ends = 0
     if lo > 1:
         ends |= 1 << pos_card(lo - 1, s)
