@@ -54,7 +54,7 @@ from .layout import (
 from .moves import (
     apply_play,
     bit_index,
-    gen_layoffs,
+    gen_layoffs_wanted,
     gen_new_melds_with,
     hand_value,
     has_window,
@@ -428,9 +428,13 @@ def gen_plays_with(st, R, seat, acts, only):
     if may_layoff(st, R, seat):
         if st.g[G.LAY_OK] == 0:
             lay_wants(st.g, st.melds, R, -1)
-        # no card of the hand fits a table meld (most searches): no lay-off to look for
-        if held_bits(hand)[0] & st.g[G.LAY_WANT]:
-            n = gen_layoffs(hand, hn, st.melds, st.g[G.NMELDS], R, acts, n)
+        # no card of the hand fits a table meld (most searches): no lay-off to look for; else
+        # only the melds that take a card of the hand
+        held = held_bits(hand)[0]
+        if held & st.g[G.LAY_WANT]:
+            nm = st.g[G.NMELDS]
+            wants = st.g[G.LAY_W : G.LAY_W + nm]
+            n = gen_layoffs_wanted(hand, hn, st.melds, nm, R, acts, n, wants, held)
     return n, new
 
 
