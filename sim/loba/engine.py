@@ -101,7 +101,12 @@ def copy_state(src, dst):
     copy_rows2(src.melds, dst.melds, src.melds.shape[0])
     copy_rows(src.stock, dst.stock, src.stock.shape[0])
     copy_rows(src.pile, dst.pile, src.pile.shape[0])
-    copy_rows(src.g, dst.g, src.g.shape[0])
+    copy_rows(src.g, dst.g, G.LAY_W)  # the scalars; of the per-meld masks, the melds in use
+    nm = min(src.g[G.NMELDS], MAX_MELDS)
+    for i in range(nm):
+        dst.g[G.LAY_W + i] = src.g[G.LAY_W + i]
+        dst.g[G.TK_D + i] = src.g[G.TK_D + i]
+        dst.g[G.TK_E + i] = src.g[G.TK_E + i]
     copy_rows2(src.s, dst.s, src.s.shape[0])
     copy_rows(src.rng, dst.rng, src.rng.shape[0])
     copy_rows2(src.mem, dst.mem, src.mem.shape[0])
