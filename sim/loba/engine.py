@@ -54,7 +54,7 @@ from .layout import (
 from .moves import (
     apply_play,
     bit_index,
-    gen_layoffs,
+    gen_layoffs_wanted,
     gen_new_melds_with,
     hand_value,
     has_window,
@@ -64,6 +64,7 @@ from .moves import (
     popcount,
     pos_card,
     suit_positions,
+    window_bits,
 )
 from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
 from .takes import can_place, places, search_bound
@@ -100,7 +101,12 @@ def copy_state(src, dst):
     copy_rows2(src.melds, dst.melds, src.melds.shape[0])
     copy_rows(src.stock, dst.stock, src.stock.shape[0])
     copy_rows(src.pile, dst.pile, src.pile.shape[0])
-    copy_rows(src.g, dst.g, src.g.shape[0])
+    copy_rows(src.g, dst.g, G.LAY_W)  # the scalars; of the per-meld masks, the melds in use
+    nm = min(src.g[G.NMELDS], MAX_MELDS)
+    for i in range(nm):
+        dst.g[G.LAY_W + i] = src.g[G.LAY_W + i]
+        dst.g[G.TK_D + i] = src.g[G.TK_D + i]
+        dst.g[G.TK_E + i] = src.g[G.TK_E + i]
     copy_rows2(src.s, dst.s, src.s.shape[0])
     copy_rows(src.rng, dst.rng, src.rng.shape[0])
     copy_rows2(src.mem, dst.mem, src.mem.shape[0])
@@ -132,10 +138,17 @@ def ev_stock(tr, st, i):
 @kernel
 def next_active(st, seat):
     """[A5]/[A8] the next seat clockwise (to the left) that is still in the game."""
-    np_ = st.g[G.NP]
+    return next_seat(st.g, st.s, seat)
+
+
+@kernel(inline="always")
+def next_seat(g, s, seat):
+    """:func:`next_active` from the game's ``g`` and ``s`` arrays (the turn loop inlines it: a
+    call with the whole state passes every array of it)."""
+    np_ = g[G.NP]
     for k in range(1, np_ + 1):
         q = (seat + k) % np_
-        if st.s[q, S.STATUS] == ST.ACTIVE:
+        if s[q, S.STATUS] == ST.ACTIVE:
             return q
     return seat
 
@@ -198,6 +211,7 @@ def deal_round(st, R, deck, deck_n, tr):
     st.melds[:, :] = 0
     st.pile[:] = -1
     g[G.NMELDS] = 0
+    g[G.LAY_OK] = 0
     g[G.TURN] = 0
     g[G.RESHUFFLES] = 0
     g[G.TAKEN] = -1
@@ -211,7 +225,7 @@ def deal_round(st, R, deck, deck_n, tr):
         st.s[q, S.MELD_FREE] = 0
         st.s[q, S.PENALTY] = 0
         st.s[q, S.BONUS] = 0
-    first = next_active(st, g[G.DEALER])
+    first = next_seat(g, st.s, g[G.DEALER])
     for _ in range(R[RULE.HAND_SIZE]):  # one card at a time, from the dealer's left
         q = first
         while True:
@@ -219,7 +233,7 @@ def deal_round(st, R, deck, deck_n, tr):
             g[G.STOCK_N] -= 1
             st.hands[q, c] += 1
             st.s[q, S.HAND_N] += 1
-            q = next_active(st, q)
+            q = next_seat(g, st.s, q)
             if q == first:
                 break
     st.pile[0] = stock[g[G.STOCK_N] - 1]  # [A7] up-card, a joker included
@@ -326,6 +340,76 @@ def may_layoff(st, R, seat):
     return R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or st.s[seat, S.MELDED] == 1
 
 
+@kernel(readonly=("meld",))
+def meld_wants(meld, R):
+    """(lay, near, ends) of one table meld. ``lay``: bit c set when a card of identity c may be
+    laid off on it now, exactly the cards :func:`sim.loba.moves.gen_layoffs` looks for on it
+    ([A21], [A22]). ``near`` and ``ends``: what :func:`take_may_work` asks of it (the cards
+    next to or inside an escalera or that a pierna takes; bit 54 + s when an escalera of suit s
+    has an end joker to jump, 58 + s when it has room for a joker; the naturals just past an
+    escalera's ends)."""
+    w = 0
+    if meld[M.KIND] == MELD.PIERNA:
+        r = int(meld[M.KEY])
+        for s in range(4):
+            if pierna_accepts(meld, s, R):
+                w |= 1 << (s * 13 + r - 1)
+        return w, w, 0
+    s = int(meld[M.KEY])
+    lo = int(meld[M.LO])
+    hi = int(meld[M.HI])
+    jm = int(meld[M.JMASK])
+    if hi - lo + 1 >= 13:
+        return 0, 0, 0
+    # positions lo-1 .. hi+1 (within 1..14) as cards: p -> s*13 + p - 1, and 14 -> the ace
+    pm = window_bits(max(lo - 1, 1), min(hi + 1, 14))
+    near = (((pm >> 1) & 0x1FFF) | ((pm >> 14) & 1)) << (13 * s)
+    ends = 0
+    if lo > 1:
+        ends |= 1 << pos_card(lo - 1, s)
+    if hi < 14:
+        ends |= 1 << pos_card(hi + 1, s)
+    w = ends
+    if R[RULE.JOKER_END_MOVE] == 1:
+        if (jm >> lo) & 1 and hi < 14:
+            w |= 1 << pos_card(lo, s)
+            near |= 1 << (54 + s)
+        if (jm >> hi) & 1 and lo > 1:
+            w |= 1 << pos_card(hi, s)
+            near |= 1 << (54 + s)
+    if popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
+        w |= 1 << JOKER
+        near |= 1 << (58 + s)
+    return w, near, ends
+
+
+@kernel(readonly=("melds",))
+def lay_wants(g, melds, R, changed):
+    """Keep ``G.LAY_WANT``, ``G.TK_NEAR`` and ``G.TK_ENDS`` (:func:`meld_wants` of the whole
+    table) right after the table changed: meld ``changed`` only (a play touches one meld), or
+    every meld when they are not known (``G.LAY_OK`` is 0) or ``changed`` is -1. (The game's
+    ``g`` and melds, not the whole state: a call passes every array it is given.)"""
+    nm = g[G.NMELDS]
+    if g[G.LAY_OK] == 0 or changed < 0:
+        for i in range(nm):
+            g[G.LAY_W + i], g[G.TK_D + i], g[G.TK_E + i] = meld_wants(melds[i], R)
+        g[G.LAY_OK] = 1
+    elif changed < nm:
+        g[G.LAY_W + changed], g[G.TK_D + changed], g[G.TK_E + changed] = meld_wants(
+            melds[changed], R
+        )
+    w = 0
+    near = 0
+    ends = 0
+    for i in range(nm):
+        w |= g[G.LAY_W + i]
+        near |= g[G.TK_D + i]
+        ends |= g[G.TK_E + i]
+    g[G.LAY_WANT] = w
+    g[G.TK_NEAR] = near
+    g[G.TK_ENDS] = ends
+
+
 @kernel(inline="always")
 def gen_plays(st, R, seat, acts):
     """Every play the seat may make now (new melds, then lay-offs); returns how many."""
@@ -341,12 +425,39 @@ def gen_plays_with(st, R, seat, acts, only):
     hand = st.hands[seat]
     hn = st.s[seat, S.HAND_N]
     n = 0
-    if only != NO_MELD:
+    if only >= 0 and only != JOKER and no_meld_with(hand, R, only):
+        pass  # (most searches after a meld-free turn: no call)
+    elif only != NO_MELD:
         n = gen_new_melds_with(hand, hn, R, acts, 0, only)
     new = n
     if may_layoff(st, R, seat):
-        n = gen_layoffs(hand, hn, st.melds, st.g[G.NMELDS], R, acts, n)
+        if st.g[G.LAY_OK] == 0:
+            lay_wants(st.g, st.melds, R, -1)
+        # no card of the hand fits a table meld (most searches): no lay-off to look for; else
+        # only the melds that take a card of the hand
+        held = held_bits(hand)[0]
+        if held & st.g[G.LAY_WANT]:
+            nm = st.g[G.NMELDS]
+            wants = st.g[G.LAY_W : G.LAY_W + nm]
+            n = gen_layoffs_wanted(hand, hn, st.melds, nm, R, acts, n, wants, held)
     return n, new
+
+
+@kernel(inline="always")
+def no_meld_with(hand, R, c):
+    """True when the hand has no new meld holding the natural ``c``: no pierna of its rank has
+    three cards, and no escalera window of its suit has two naturals and few enough gaps (the
+    tests :func:`sim.loba.moves.gen_new_melds_with` makes first; False: search)."""
+    r = rank_of(c)
+    d = R[RULE.DECKS]
+    k = min(hand[r - 1], d) + min(hand[12 + r], d) + min(hand[25 + r], d) + min(hand[38 + r], d)
+    if k >= 3:
+        return False
+    m = suit_positions(hand, suit_of(c))
+    cnt = popcount(m & 0x3FFE)
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
+    mn = R[RULE.ESCALERA_MIN]
+    return cnt < 2 or cnt + J < mn or not has_window(m, J, mn)
 
 
 @kernel(inline="always")
@@ -357,6 +468,8 @@ def do_play(st, seat, act, R, tr):
         st.g[G.TAKEN] = -1  # [A12] a card of the taken identity reached the table
     nm = st.g[G.NMELDS]
     st.g[G.NMELDS] = apply_play(hand, st.melds, nm, act, seat)
+    if st.g[G.LAY_OK] == 1:  # else computed in full before the next lay-off search
+        lay_wants(st.g, st.melds, R, nm if act[A.TYPE] == PLAY.MELD else act[A.MELD])
     if act[A.TYPE] == PLAY.MELD:
         row = st.melds[nm]
         if row[M.KIND] == MELD.ESCALERA:
@@ -423,42 +536,30 @@ def take_may_work(st, R, seat, c):
     if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
         return False
     # a lay-off: a pierna of its rank that takes its suit now (lay-offs never make a pierna
-    # take a suit it refused), or an escalera of its suit where c lands next to an end or on
-    # an end joker, or where some first lay-off from hand exists (a chain starts with one)
-    jk = hand[JOKER] > 0
-    move = R[RULE.JOKER_END_MOVE] == 1
-    for i in range(st.g[G.NMELDS]):
-        m = st.melds[i]
-        if m[M.KIND] == MELD.PIERNA:
-            if m[M.KEY] == r and pierna_accepts(m, s, R):
-                return True
-            continue
-        if m[M.KEY] != s:
-            continue
-        lo = int(m[M.LO])
-        hi = int(m[M.HI])
-        if hi - lo + 1 >= 13:
-            continue
-        for k in range(2 if r == 1 else 1):
-            p = 14 if (r == 1 and k == 1) else r
-            if lo - 1 <= p <= hi + 1:
-                return True
-        jm = int(m[M.JMASK])
-        if jk and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
-            return True
-        if lo > 1 and (hand[pos_card(lo - 1, s)] > 0 or (move and (jm >> hi) & 1)):
-            return True
-        if hi < 14 and (hand[pos_card(hi + 1, s)] > 0 or (move and (jm >> lo) & 1)):
-            return True
-    return False
+    # take a suit it refused), or an escalera of its suit (shorter than 13) where c lands next
+    # to an end or inside, or with an end joker to jump, or with room for a joker the hand
+    # holds, or with a natural of the hand just past an end (a chain starts with one first
+    # lay-off); from the table's masks (meld_wants), not a pass over the melds
+    if st.g[G.LAY_OK] == 0:
+        lay_wants(st.g, st.melds, R, -1)
+    near = st.g[G.TK_NEAR]
+    if (near >> c) & 1 or (near >> (54 + s)) & 1 or (hand[JOKER] > 0 and (near >> (58 + s)) & 1):
+        return True
+    return (held_bits(hand)[0] & st.g[G.TK_ENDS] & (0x1FFF << (13 * int(s)))) != 0
 
 
 @kernel
 def take_ok(st, R, seat, c, bufs):
     """[A11]/[A12] may ``seat`` take the top discard ``c``: can some legal sequence of this
     turn's plays put it on the table (:func:`sim.loba.takes.can_place`, on a trial hand)?"""
-    if not take_may_work(st, R, seat, c):
-        return False
+    return take_may_work(st, R, seat, c) and take_search(st, R, seat, c, bufs)
+
+
+@kernel(inline="always")
+def take_search(st, R, seat, c, bufs):
+    """:func:`take_ok` once :func:`take_may_work` holds. The turn asks the inlined necessary
+    condition first and calls this only when it holds (a third of the turns): a call passes
+    the whole state and scratch."""
     hand = st.hands[seat]
     hand[c] += 1  # as if taken, for the search only
     hn = st.s[seat, S.HAND_N] + 1
@@ -614,7 +715,9 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
         if g[G.STOCK_N] == 0:
             rebuild_stock(st, R, tr)  # [A13]
         top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
-        can_take = top >= 0 and take_ok(st, R, seat, top, bufs)
+        can_take = top >= 0 and take_may_work(st, R, seat, top)
+        if can_take:
+            can_take = take_search(st, R, seat, top, bufs)
         if g[G.STOCK_N] == 0 and not can_take:
             g[G.VOID_REASON] = VOID.STOCK  # [A14]
             return TURN_VOID
@@ -809,7 +912,17 @@ def settle(st, R, fns, params, bufs, rounds_rows, tr):
     s = st.s
     rstat = bufs.rstat
     out = g[G.OUT]
-    if out < 0:
+    # most rounds put nobody over the limit: then settle_round changes nothing but the round
+    # statuses (and the game goes on while two seats are active), so they are set here, without
+    # a call that passes the state, the seats' functions and the scratch (measured: about 1 us)
+    quiet = True
+    act = 0
+    for q in range(g[G.NP]):
+        if s[q, S.STATUS] == ST.ACTIVE:
+            act += 1
+            if s[q, S.SCORE] >= R[RULE.ELIMINATION_SCORE]:
+                quiet = False
+    if out < 0 or (quiet and act >= 2):
         for q in range(g[G.NP]):
             rstat[q] = RS.ACTIVE if s[q, S.STATUS] == ST.ACTIVE else RS.ELIMINATED
     else:
@@ -833,7 +946,7 @@ def settle(st, R, fns, params, bufs, rounds_rows, tr):
         if tracing(tr):
             ev(tr, E.END, g[G.ROUND], g[G.WINNER], g[G.WINNER], g[G.ROUND], g[G.POT], 0)
     else:
-        g[G.DEALER] = next_active(st, g[G.DEALER])  # [A5]
+        g[G.DEALER] = next_seat(g, s, g[G.DEALER])  # [A5]
         g[G.PHASE] = PH.DEAL
 
 
@@ -862,7 +975,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
             g[G.VOID_REASON] = VOID.TURN_CAP  # [A14]
             end_round(st, R, -1, tr)
         else:
-            g[G.CUR] = next_active(st, seat)
+            g[G.CUR] = next_seat(g, s, seat)
     return g[G.PHASE]
 
 

@@ -78,7 +78,24 @@ G = make_enum(
         "HIST_LOST",  # history rows of this round not recorded: the history was full
         "TURN_AT",  # TAT.*: where the next turn starts (a position set up mid-turn), else 0
         "PLACED_BEFORE",  # with TURN_AT: the seat to move put cards down before this turn
+        # the cards some lay-off could use (engine.lay_wants): bit c set when a card of
+        # identity c fits some table meld now; LAY_W + i: meld i's own bits; LAY_OK: 1 while
+        # these match the table (0 in a zeroed state, after a deal or a position set up by
+        # hand: computed again before the next lay-off search)
+        "LAY_OK",
+        "LAY_WANT",
+        # for the take rule's cheap test (engine.take_may_work), the same way: TK_NEAR, the
+        # cards next to or inside an escalera or that a pierna takes, with bit 54 + s (an
+        # escalera of suit s has an end joker to jump) and 58 + s (it has room for a joker);
+        # TK_ENDS, the naturals just past an escalera's ends; TK_D + i / TK_E + i: meld i's own
+        "TK_NEAR",
+        "TK_ENDS",
+        # (the per-meld rows last: engine.copy_state copies only the rows of the melds in use)
+        "LAY_W",
+        "TK_D",
+        "TK_E",
     ],
+    {"LAY_W": MAX_MELDS, "TK_D": MAX_MELDS, "TK_E": MAX_MELDS},
 )
 # where a turn starts: at the draw (every turn of a game), or, for a position set up by hand,
 # after the draw (about to play) or at the discard

@@ -477,45 +477,62 @@ def gen_layoffs(hand, hand_n, melds, nm, R, acts, n):
     """Append every single-card lay-off the hand can make ([A21], [A22]); returns the count."""
     if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
         return n
-    jpe = R[RULE.JOKERS_PER_ESCALERA]
-    move = R[RULE.JOKER_END_MOVE] == 1
-    jk = hand[JOKER] > 0
     for i in range(nm):
-        if melds[i, M.KIND] == MELD.PIERNA:
-            r = int(melds[i, M.KEY])
-            for s in range(4):
-                cid = s * 13 + r - 1
-                if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
-                    n = _emit(acts, n, PLAY.LAYOFF, i, cid, -1, 0, 0, 1)
-            continue
-        s = int(melds[i, M.KEY])
-        lo = int(melds[i, M.LO])
-        hi = int(melds[i, M.HI])
-        jm = int(melds[i, M.JMASK])
-        if hi - lo + 1 >= 13:
-            continue
+        n = _layoffs_on(hand, melds, i, R, acts, n)
+    return n
+
+
+@kernel(readonly=("hand", "melds", "wants"))
+def gen_layoffs_wanted(hand, hand_n, melds, nm, R, acts, n, wants, held):
+    """:func:`gen_layoffs`, looking only at the melds ``i`` that take a card the hand holds
+    (``wants[i] & held``: ``wants[i]`` the cards meld i takes, engine.meld_wants, and ``held``
+    the cards held): the same rows in the same order."""
+    if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
+        return n
+    for i in range(nm):
+        if wants[i] & held:
+            n = _layoffs_on(hand, melds, i, R, acts, n)
+    return n
+
+
+@kernel(inline="always")
+def _layoffs_on(hand, melds, i, R, acts, n):
+    """The lay-offs of the hand onto table meld ``i``, appended to ``acts[:n]``."""
+    if melds[i, M.KIND] == MELD.PIERNA:
+        r = int(melds[i, M.KEY])
+        for s in range(4):
+            cid = s * 13 + r - 1
+            if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
+                n = _emit(acts, n, PLAY.LAYOFF, i, cid, -1, 0, 0, 1)
+        return n
+    s = int(melds[i, M.KEY])
+    lo = int(melds[i, M.LO])
+    hi = int(melds[i, M.HI])
+    jm = int(melds[i, M.JMASK])
+    if hi - lo + 1 >= 13:
+        return n
+    if lo > 1:
+        cid = pos_card(lo - 1, s)
+        if hand[cid] > 0:
+            n = _emit(acts, n, PLAY.LAYOFF, i, cid, lo - 1, 0, 0, 1)
+    if hi < 14:
+        cid = pos_card(hi + 1, s)
+        if hand[cid] > 0:
+            n = _emit(acts, n, PLAY.LAYOFF, i, cid, hi + 1, 0, 0, 1)
+    if R[RULE.JOKER_END_MOVE] == 1:  # [A22] the natural of an end joker sends it to the other end
+        if (jm >> lo) & 1 and hi < 14:
+            cid = pos_card(lo, s)
+            if hand[cid] > 0:
+                n = _emit(acts, n, PLAY.LAYOFF, i, cid, lo, hi + 1, 0, 1)
+        if (jm >> hi) & 1 and lo > 1:
+            cid = pos_card(hi, s)
+            if hand[cid] > 0:
+                n = _emit(acts, n, PLAY.LAYOFF, i, cid, hi, lo - 1, 0, 1)
+    if hand[JOKER] > 0 and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:  # [A21] a new end
         if lo > 1:
-            cid = pos_card(lo - 1, s)
-            if hand[cid] > 0:
-                n = _emit(acts, n, PLAY.LAYOFF, i, cid, lo - 1, 0, 0, 1)
+            n = _emit(acts, n, PLAY.LAYOFF, i, JOKER, lo - 1, 0, 0, 1)
         if hi < 14:
-            cid = pos_card(hi + 1, s)
-            if hand[cid] > 0:
-                n = _emit(acts, n, PLAY.LAYOFF, i, cid, hi + 1, 0, 0, 1)
-        if move:  # [A22] the natural of an end joker sends it to the other end
-            if (jm >> lo) & 1 and hi < 14:
-                cid = pos_card(lo, s)
-                if hand[cid] > 0:
-                    n = _emit(acts, n, PLAY.LAYOFF, i, cid, lo, hi + 1, 0, 1)
-            if (jm >> hi) & 1 and lo > 1:
-                cid = pos_card(hi, s)
-                if hand[cid] > 0:
-                    n = _emit(acts, n, PLAY.LAYOFF, i, cid, hi, lo - 1, 0, 1)
-        if jk and popcount(jm) < jpe:  # [A21] a joker as a new end
-            if lo > 1:
-                n = _emit(acts, n, PLAY.LAYOFF, i, JOKER, lo - 1, 0, 0, 1)
-            if hi < 14:
-                n = _emit(acts, n, PLAY.LAYOFF, i, JOKER, hi + 1, 0, 0, 1)
+            n = _emit(acts, n, PLAY.LAYOFF, i, JOKER, hi + 1, 0, 0, 1)
     return n
 
 

@@ -308,13 +308,64 @@ def card_cost(cid, hand, pub):
     return v - 4 * useful
 
 
+_ONES_7F = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_GATHER = np.uint64(0x0102040810204080)  # byte k's top bit (moved to bit 0) -> bit 56 + k
+_LANE_ONES = 0x0001000100010001
+
+
+@kernel(inline="always")
+def suit_lanes(hand):
+    """The naturals held, as four 16-bit lanes (suit s in bits 16s..16s+15): bit p of a lane
+    is escalera position p (1..14, the ace at 1 and at 14). A decision's hand (53 counts) is
+    read eight counts at a time for its first 48 (counts are < 127: adding 0x7F to a byte
+    sets its top bit exactly when it is >= 1), the last four naturals one at a time."""
+    held = 0
+    w = hand[:48].view(np.uint64)
+    for k in range(6):
+        a = ((w[k] + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
+        held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
+    for i in range(48, 52):
+        held |= int(hand[i] > 0) << i
+    lanes = 0
+    for s in range(4):
+        m = ((held >> (13 * s)) & 0x1FFF) << 1
+        lanes |= (m | ((m & 2) << 13)) << (16 * s)
+    return lanes
+
+
+@kernel(inline="always")
+def _near(m, p):
+    """3 per held position one away from p, 1 per position two away (``m``: a suit lane
+    shifted up by two, so that p - 2 >= -1 reads bit p)."""
+    one = ((m >> (p + 1)) & 1) + ((m >> (p + 3)) & 1)
+    return 3 * one + ((m >> p) & 1) + ((m >> (p + 4)) & 1)
+
+
 @kernel
 def best_discard(hand, pub, acts, n):
+    """The option of highest :func:`card_cost` (ties: the higher rank, then the first), with
+    the key computed from the hand's :func:`suit_lanes` instead of hand look-ups: the same
+    numbers (an ace's neighbours are 2, 3 and K, Q: positions 1 and 14 of its lane)."""
+    lanes = suit_lanes(hand)
+    ace = pub[PUB.RULES + RULE.ACE_VALUE]
     best = 0
     key = -(1 << 30)
     for i in range(n):
         c = int(acts[i, 0])  # (int: the same arithmetic compiled or not, NUMBA_DISABLE_JIT)
-        k = card_cost(c, hand, pub) * 64 + c % 13
+        if c == JOKER:
+            cost = -1000
+        else:
+            r = rank_of(c)
+            v = ace if r == 1 else min(r, 10)
+            y = (lanes >> r) & _LANE_ONES  # this rank in each suit
+            useful = 2 * ((y + (y >> 16) + (y >> 32) + (y >> 48)) & 7) - 2
+            m = ((lanes >> (16 * suit_of(c))) & 0xFFFF) << 2
+            useful += _near(m, r)
+            if r == 1:
+                useful += _near(m, 14)
+            cost = v - 4 * useful
+        k = cost * 64 + c % 13
         if k > key:
             key = k
             best = i

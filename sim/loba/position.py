@@ -125,6 +125,7 @@ class Position:
         for i, m in enumerate(self.table):
             _meld_row(st.melds[i], m)
         st.g[G.NMELDS] = len(self.table)
+        st.g[G.LAY_OK] = 0  # the engine's lay-off masks: computed for this table when needed
         st.pile[:] = -1
         st.pile[: len(self.pile)] = self.pile
         st.g[G.PILE_N] = len(self.pile)
