@@ -69,13 +69,31 @@ from __future__ import annotations
 
 import numpy as np
 from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from ..jit import jit, kernel
+from ..jit import DISABLED, jit, kernel
 from ..policies.api import AddOnRule, Policy, addon_slot, decision
 from ..rng import below
 from .cards import rank_of, suit_of
 from .engine import copy_rows2
-from .layout import DRAW, HAND_W, HT, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, ST, A, H, M
+from .layout import (
+    DRAW,
+    HAND_W,
+    HT,
+    JOKER,
+    MAX_MELDS,
+    MAX_SEATS,
+    MELD,
+    N_IDS,
+    PLAY,
+    PUB,
+    ST,
+    A,
+    H,
+    M,
+    SeatFns,
+)
 from .moves import (
     apply_play,
     gen_layoffs,
@@ -87,6 +105,7 @@ from .moves import (
 )
 from .rebuy_table import PARAM_NAMES, load_table, rebuy_cell, table_says_rebuy
 from .rules import PIERNA, RULE, TAKE
+from .search import forced, mc_choose
 
 REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a Loba seat)
 
@@ -841,6 +860,149 @@ def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight)
 
 
+# ---------------------------------------------------------------- mc (search)
+
+# mc's parameter slots: sampled worlds per decision, candidate options evaluated at most
+MC_WORLDS, MC_WIDTH = 0, 1
+
+
+@kernel
+def po_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """mc's playouts: the forced answer (search.forced) once, else greedy's draw."""
+    k = forced(pub, acts, n, mem)
+    if k != -2:
+        return k
+    for i in range(n):
+        if acts[i, 0] == DRAW.DISCARD:
+            return i
+    return 0
+
+
+@kernel
+def po_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """mc's playouts: the forced answer once, else greedy's play."""
+    k = forced(pub, acts, n, mem)
+    if k != -2:
+        return k
+    return out_or_largest(hand, melds, pub, acts, n)
+
+
+@kernel
+def po_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """mc's playouts: the forced answer once, else greedy's discard."""
+    k = forced(pub, acts, n, mem)
+    if k != -2:
+        return k
+    return best_discard(hand, pub, acts, n)
+
+
+@intrinsic
+def playout_fns(typingctx):
+    """The playout's :class:`~sim.loba.layout.SeatFns`: greedy at every seat (mc's own first
+    decision is forced through its memory in the world). Typed as tuples of the functions
+    themselves, so the engine calls them directly; the value is a placeholder the calls never
+    read. (A tuple of the functions built in compiled code would hold their run-time addresses,
+    which Numba cannot cache: mc would compile again in every process.)"""
+    kinds = (po_draw, po_play, po_discard, po_draw)
+    tup = types.NamedTuple([types.UniTuple(types.Dispatcher(f), MAX_SEATS) for f in kinds], SeatFns)
+
+    def codegen(context, builder, sig, args):
+        return cgutils.get_null_value(context.get_value_type(sig.return_type))
+
+    return tup(), codegen
+
+
+if DISABLED:  # plain Python (NUMBA_DISABLE_JIT=1): the functions themselves
+
+    def playout_fns():
+        kinds = (po_draw, po_play, po_discard, po_draw)
+        return SeatFns(*((f,) * MAX_SEATS for f in kinds))
+
+
+@jit
+def mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc):
+    """Search candidates ``idx[:nc]`` (option indices into ``acts``; ``stops[i] = 1``: stop)
+    and return the chosen one's index (or -1: stop)."""
+    cands = np.zeros((nc, A.SIZE), dtype=np.int16)
+    for i in range(nc):
+        if stops[i] == 0:
+            for j in range(A.SIZE):
+                cands[i, j] = acts[idx[i], j]
+    worlds = max(int(params[MC_WORLDS]), 1)
+    fns = playout_fns()
+    b = mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, fns)
+    return idx[b]
+
+
+@decision(alloc=True)
+def mc_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """Take the discard or draw from the stock: the one whose playouts score best."""
+    first = 0
+    for i in range(n):
+        if acts[i, 0] == DRAW.DISCARD:
+            first = i  # greedy's choice first (it wins ties)
+    if n <= 1 or params[MC_WIDTH] < 2:
+        return first
+    idx = np.zeros(n, dtype=np.int64)
+    stops = np.zeros(n, dtype=np.int64)
+    idx[0] = first
+    k = 1
+    for i in range(n):
+        if i != first:
+            idx[k] = i
+            k += 1
+    return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, n)
+
+
+@decision(alloc=True)
+def mc_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """A play or stop: greedy's play, stopping (when allowed) and the other plays in order, at
+    most ``width`` of them, searched."""
+    may_stop = pub[PUB.TAKEN] < 0
+    g = out_or_largest(hand, melds, pub, acts, n)
+    total = n + (1 if may_stop else 0)
+    nc = min(int(params[MC_WIDTH]), total)
+    if nc <= 1:
+        return g
+    idx = np.zeros(nc, dtype=np.int64)
+    stops = np.zeros(nc, dtype=np.int64)
+    idx[0] = g
+    k = 1
+    if may_stop:
+        idx[1] = -1
+        stops[1] = 1
+        k = 2
+    for i in range(n):
+        if k >= nc:
+            break
+        if i != g:
+            idx[k] = i
+            k += 1
+    return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc)
+
+
+@decision(alloc=True)
+def mc_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """A discard: the ``width`` cards greedy would rather throw, searched."""
+    nc = min(int(params[MC_WIDTH]), n)
+    if nc <= 1:
+        return best_discard(hand, pub, acts, n)
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        c = int(acts[i, 0])
+        keys[i] = card_cost(c, hand, pub) * 64 + c % 13
+    idx = np.zeros(nc, dtype=np.int64)
+    stops = np.zeros(nc, dtype=np.int64)
+    for k in range(nc):  # greedy's order: its choice first
+        b = -1
+        for i in range(n):
+            if keys[i] > -(1 << 40) and (b < 0 or keys[i] > keys[b]):
+                b = i
+        idx[k] = b
+        keys[b] = -(1 << 40)
+    return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc)
+
+
 # ---------------------------------------------------------------- rebuy rules
 
 
@@ -933,6 +1095,18 @@ POLICIES = {
             "dump": (0, 100),  # extra weight per penalty point
         },
         doc="careful that holds for the one-turn bonus, orders its plays, dumps points late",
+    ),
+    "mc": Policy(
+        "mc",
+        mc_draw,
+        mc_play,
+        mc_discard,
+        params={"n": 16.0, "width": 8.0},
+        ranges={
+            "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
+            "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
+        },
+        doc="search: plays each option out to the round's end with greedy in n sampled worlds",
     ),
 }
 
