@@ -863,7 +863,7 @@ def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 # ---------------------------------------------------------------- mc (search)
 
 # mc's parameter slots: sampled worlds per decision, candidate options evaluated at most
-MC_WORLDS, MC_WIDTH = 0, 1
+MC_WORLDS, MC_WIDTH, MC_Z = 0, 1, 2
 
 
 @kernel
@@ -930,7 +930,8 @@ def mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, 
                 cands[i, j] = acts[idx[i], j]
     worlds = max(int(params[MC_WORLDS]), 1)
     fns = playout_fns()
-    b = mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, fns)
+    z = params[MC_Z]
+    b = mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, fns)
     return idx[b]
 
 
@@ -1101,10 +1102,11 @@ POLICIES = {
         mc_draw,
         mc_play,
         mc_discard,
-        params={"n": 16.0, "width": 8.0},
+        params={"n": 16.0, "width": 8.0, "z": 1.0},
         ranges={
             "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
             "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
+            "z": (0, 10),  # standard errors an option must gain over greedy's choice (0: best)
         },
         doc="search: plays each option out to the round's end with greedy in n sampled worlds",
     ),

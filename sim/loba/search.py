@@ -284,10 +284,11 @@ def round_value(st, me):
 
 
 @jit(readonly=("hand", "melds", "pile", "pub", "hist", "cands", "stops"))
-def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, fns):
-    """The index (< ``nc``) of the candidate with the best mean value over ``worlds`` sampled
-    worlds (module docstring); ``cands[i]`` an option row (``stops[i] = 1``: stop playing),
-    ``fns`` the playout's :class:`~sim.loba.layout.SeatFns`. Counts into the seat's ``mem``."""
+def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, fns):
+    """The index (< ``nc``) of the candidate chosen by :func:`pick` (``z``) from the values
+    over ``worlds`` sampled worlds (module docstring); ``cands[i]`` an option row
+    (``stops[i] = 1``: stop playing), ``fns`` the playout's
+    :class:`~sim.loba.layout.SeatFns`. Counts into the seat's ``mem``."""
     me = pub[PUB.SEAT]
     R = np.empty(RULE.SIZE, dtype=np.int64)
     for i in range(RULE.SIZE):
@@ -307,7 +308,7 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
     seeds = np.empty(worlds, dtype=np.uint64)
     for w in range(worlds):
         seeds[w] = next_u64(rng)
-    vals = np.zeros(nc, dtype=np.float64)
+    vals = np.zeros((worlds, nc), dtype=np.float64)
     cap = R[RULE.MAX_TURNS_PER_ROUND] + 1
     for w in range(worlds):
         for i in range(nc):
@@ -319,12 +320,32 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
             for j in range(A.SIZE):
                 f[F_ROW + j] = cands[i, j]
             play_turns(st, R, fns, params, bufs, tr, cap)
-            vals[i] += round_value(st, me)
+            vals[w, i] = round_value(st, me)
             mem[MC_PLAYOUTS] += 1.0
             mem[MC_MISSES] += f[F_MISS] + f[F_ON]  # not used at all: also a miss
     mem[MC_SEARCHES] += 1.0
+    return pick(vals, z)
+
+
+@kernel
+def pick(vals, z):
+    """The candidate (column of ``vals[world, candidate]``) with the best mean whose paired
+    gain over candidate 0 (the fast policy's own choice) is more than ``z`` standard errors
+    (0: the best mean); 0 when none is."""
+    worlds, nc = vals.shape
     best = 0
+    gain = 0.0
     for i in range(1, nc):
-        if vals[i] > vals[best]:
+        m = 0.0
+        for w in range(worlds):
+            m += vals[w, i] - vals[w, 0]
+        m /= worlds
+        v = 0.0
+        for w in range(worlds):
+            d = vals[w, i] - vals[w, 0] - m
+            v += d * d
+        se = np.sqrt(v / max(worlds - 1, 1) / worlds)
+        if m > gain and m > z * se:
             best = i
+            gain = m
     return best
