@@ -105,7 +105,7 @@ from .moves import (
 )
 from .rebuy_table import PARAM_NAMES, load_table, rebuy_cell, table_says_rebuy
 from .rules import PIERNA, RULE, TAKE
-from .search import forced, mc_choose
+from .search import F_SELF, forced, mc_choose
 
 REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a Loba seat)
 
@@ -814,11 +814,9 @@ def smart_holding(pub, params):
     return pub[PUB.PLACED] == 0 and fewest_opponent_cards(pub) > params[S_PATIENCE]
 
 
-@decision
-def smart_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """The discard when it is offered (so it goes onto the table this turn, [A11]/[A12]),
-    unless the seat holds for the bonus and is close to it (at most ``grab`` cards its melds
-    do not use): then only when it goes out at once."""
+@kernel(readonly=("hand", "melds", "pile", "pub", "params", "acts"))
+def smart_take(hand, melds, pile, pub, params, acts, n):
+    """smart's draw (below)."""
     stock = 0
     take = -1
     for i in range(n):
@@ -833,11 +831,9 @@ def smart_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return take if take_goes_out(hand, melds, pile, pub) else stock
 
 
-@decision
-def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """Holding for the bonus with at most ``reach`` cards no play puts down: go out if some
-    ordering does, else stop. Otherwise play everything, each time the play after which
-    largest-first leaves the fewest cards (then points) in hand."""
+@kernel(readonly=("hand", "melds", "pub", "params", "acts"))
+def smart_next(hand, melds, pub, params, acts, n):
+    """smart's play (below)."""
     if pub[PUB.TAKEN] < 0 and smart_holding(pub, params):
         if loose_cards(hand, cards_covered(acts, n)) <= params[S_REACH]:
             if may_go_out(hand, melds, pub, acts, n):
@@ -850,28 +846,58 @@ def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_play(acts, n)
 
 
-@decision
-def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """careful's discard (``danger``, ``safe``, ``keep``), in a hurry when an opponent holds
-    ``close`` cards or fewer: each penalty point then weighs ``1 + dump``."""
+@kernel(readonly=("hand", "melds", "pile", "pub", "params", "acts", "hist"))
+def smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem):
+    """smart's discard (below)."""
     weight = 1.0
     if fewest_opponent_cards(pub) <= params[S_CLOSE]:
         weight += params[S_DUMP]
     return careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight)
 
 
+@decision
+def smart_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """The discard when it is offered (so it goes onto the table this turn, [A11]/[A12]),
+    unless the seat holds for the bonus and is close to it (at most ``grab`` cards its melds
+    do not use): then only when it goes out at once."""
+    return smart_take(hand, melds, pile, pub, params, acts, n)
+
+
+@decision
+def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """Holding for the bonus with at most ``reach`` cards no play puts down: go out if some
+    ordering does, else stop. Otherwise play everything, each time the play after which
+    largest-first leaves the fewest cards (then points) in hand."""
+    return smart_next(hand, melds, pub, params, acts, n)
+
+
+@decision
+def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """careful's discard (``danger``, ``safe``, ``keep``), in a hurry when an opponent holds
+    ``close`` cards or fewer: each penalty point then weighs ``1 + dump``."""
+    return smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem)
+
+
 # ---------------------------------------------------------------- mc (search)
 
-# mc's parameter slots: sampled worlds per decision, candidate options evaluated at most
-MC_WORLDS, MC_WIDTH, MC_Z = 0, 1, 2
+# mc's parameter slots: worlds sampled per decision, candidates searched at most, the standard
+# errors a candidate must gain over the fast policy's choice, the weight of the opponents'
+# penalty in the value, and its fast policy (0 greedy, 1 smart: its own play in the playouts)
+MC_WORLDS, MC_WIDTH, MC_Z, MC_OPP, MC_PLAY = 0, 1, 2, 3, 4
+SMART_PARAMS = np.array(
+    [6.0, 2.0, 6.0, 3.0, 6.0, 3.0, 2.0, 2.0], dtype=np.float64
+)  # smart's defaults (checked against its Policy below)
 
 
 @kernel
 def po_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """mc's playouts: the forced answer (search.forced) once, else greedy's draw."""
+    """mc's playouts: the forced answer (search.forced) once, then greedy's draw (smart's for
+    the mc seat with play=smart)."""
     k = forced(pub, acts, n, mem)
     if k != -2:
         return k
+    if mem[F_SELF] == 1.0:
+        return smart_take(hand, melds, pile, pub, params, acts, n)
     for i in range(n):
         if acts[i, 0] == DRAW.DISCARD:
             return i
@@ -880,29 +906,33 @@ def po_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 
 @kernel
 def po_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """mc's playouts: the forced answer once, else greedy's play."""
+    """mc's playouts: the forced answer once, then greedy's play (or smart's)."""
     k = forced(pub, acts, n, mem)
     if k != -2:
         return k
+    if mem[F_SELF] == 1.0:
+        return smart_next(hand, melds, pub, params, acts, n)
     return out_or_largest(hand, melds, pub, acts, n)
 
 
 @kernel
 def po_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """mc's playouts: the forced answer once, else greedy's discard."""
+    """mc's playouts: the forced answer once, then greedy's discard (or smart's)."""
     k = forced(pub, acts, n, mem)
     if k != -2:
         return k
+    if mem[F_SELF] == 1.0:
+        return smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem)
     return best_discard(hand, pub, acts, n)
 
 
 @intrinsic
 def playout_fns(typingctx):
-    """The playout's :class:`~sim.loba.layout.SeatFns`: greedy at every seat (mc's own first
-    decision is forced through its memory in the world). Typed as tuples of the functions
-    themselves, so the engine calls them directly; the value is a placeholder the calls never
-    read. (A tuple of the functions built in compiled code would hold their run-time addresses,
-    which Numba cannot cache: mc would compile again in every process.)"""
+    """The playout's :class:`~sim.loba.layout.SeatFns`: the po_* functions at every seat.
+    Typed as tuples of the functions themselves, so the engine calls them directly; the value
+    is a placeholder the calls never read. (A tuple of the functions built in compiled code
+    would hold their run-time addresses, which Numba cannot cache: mc would compile again in
+    every process.)"""
     kinds = (po_draw, po_play, po_discard, po_draw)
     tup = types.NamedTuple([types.UniTuple(types.Dispatcher(f), MAX_SEATS) for f in kinds], SeatFns)
 
@@ -929,78 +959,94 @@ def mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, 
             for j in range(A.SIZE):
                 cands[i, j] = acts[idx[i], j]
     worlds = max(int(params[MC_WORLDS]), 1)
-    fns = playout_fns()
-    z = params[MC_Z]
-    b = mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, fns)
+    own = SMART_PARAMS[:8] if params[MC_PLAY] == 1.0 else SMART_PARAMS[:0]
+    b = mc_choose(
+        hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, params[MC_Z],
+        params[MC_OPP], own, playout_fns(),
+    )  # fmt: skip
     return idx[b]
+
+
+@kernel
+def put_first(idx, stops, k, first):
+    """Candidates: ``first`` (an option index, -1: stop) at ``k``, unless already listed;
+    returns the new count."""
+    for i in range(k):
+        if idx[i] == first:
+            return k
+    idx[k] = first
+    stops[k] = 1 if first < 0 else 0
+    return k + 1
 
 
 @decision(alloc=True)
 def mc_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     """Take the discard or draw from the stock: the one whose playouts score best."""
-    first = 0
-    for i in range(n):
-        if acts[i, 0] == DRAW.DISCARD:
-            first = i  # greedy's choice first (it wins ties)
+    if params[MC_PLAY] == 1.0:
+        first = smart_take(hand, melds, pile, pub, SMART_PARAMS, acts, n)
+    else:
+        first = 0
+        for i in range(n):
+            if acts[i, 0] == DRAW.DISCARD:
+                first = i  # greedy's choice first (it wins ties)
     if n <= 1 or params[MC_WIDTH] < 2:
         return first
     idx = np.zeros(n, dtype=np.int64)
     stops = np.zeros(n, dtype=np.int64)
-    idx[0] = first
-    k = 1
+    k = put_first(idx, stops, 0, first)
     for i in range(n):
-        if i != first:
-            idx[k] = i
-            k += 1
+        k = put_first(idx, stops, k, i)
     return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, n)
 
 
 @decision(alloc=True)
 def mc_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """A play or stop: greedy's play, stopping (when allowed) and the other plays in order, at
-    most ``width`` of them, searched."""
+    """A play or stop: the fast policy's choice, then greedy's, stopping (when allowed) and the
+    other plays in order, at most ``width`` of them, searched."""
     may_stop = pub[PUB.TAKEN] < 0
     g = out_or_largest(hand, melds, pub, acts, n)
+    first = g
+    if params[MC_PLAY] == 1.0:
+        first = smart_next(hand, melds, pub, SMART_PARAMS, acts, n)
     total = n + (1 if may_stop else 0)
     nc = min(int(params[MC_WIDTH]), total)
     if nc <= 1:
-        return g
-    idx = np.zeros(nc, dtype=np.int64)
-    stops = np.zeros(nc, dtype=np.int64)
-    idx[0] = g
-    k = 1
+        return first
+    idx = np.zeros(total, dtype=np.int64)
+    stops = np.zeros(total, dtype=np.int64)
+    k = put_first(idx, stops, 0, first)
+    k = put_first(idx, stops, k, g)
     if may_stop:
-        idx[1] = -1
-        stops[1] = 1
-        k = 2
+        k = put_first(idx, stops, k, -1)
     for i in range(n):
-        if k >= nc:
-            break
-        if i != g:
-            idx[k] = i
-            k += 1
+        k = put_first(idx, stops, k, i)
     return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc)
 
 
 @decision(alloc=True)
 def mc_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """A discard: the ``width`` cards greedy would rather throw, searched."""
+    """A discard: the fast policy's choice and the cards greedy would rather throw, at most
+    ``width`` of them, searched."""
     nc = min(int(params[MC_WIDTH]), n)
+    first = best_discard(hand, pub, acts, n)
+    if params[MC_PLAY] == 1.0:
+        first = smart_throw(hand, melds, pile, pub, SMART_PARAMS, acts, n, hist, mem)
     if nc <= 1:
-        return best_discard(hand, pub, acts, n)
+        return first
     keys = np.empty(n, dtype=np.int64)
     for i in range(n):
         c = int(acts[i, 0])
         keys[i] = card_cost(c, hand, pub) * 64 + c % 13
-    idx = np.zeros(nc, dtype=np.int64)
-    stops = np.zeros(nc, dtype=np.int64)
-    for k in range(nc):  # greedy's order: its choice first
+    idx = np.zeros(n, dtype=np.int64)
+    stops = np.zeros(n, dtype=np.int64)
+    k = put_first(idx, stops, 0, first)
+    while k < nc:  # greedy's order
         b = -1
         for i in range(n):
             if keys[i] > -(1 << 40) and (b < 0 or keys[i] > keys[b]):
                 b = i
-        idx[k] = b
         keys[b] = -(1 << 40)
+        k = put_first(idx, stops, k, b)
     return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc)
 
 
@@ -1102,11 +1148,13 @@ POLICIES = {
         mc_draw,
         mc_play,
         mc_discard,
-        params={"n": 16.0, "width": 8.0, "z": 1.0},
+        params={"n": 16.0, "width": 8.0, "z": 1.0, "opp": 1.0, "play": 0.0},
         ranges={
             "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
             "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
             "z": (0, 10),  # standard errors an option must gain over greedy's choice (0: best)
+            "opp": (0, 1),  # weight of the opponents' mean penalty in the value (0: own only)
+            "play": (0, 1),  # its fast policy: 0 greedy, 1 smart (its own play in the playouts)
         },
         doc="search: plays each option out to the round's end with greedy in n sampled worlds",
     ),
@@ -1131,3 +1179,5 @@ REBUY_RULES = {
         load=load_table,
     ),
 }
+
+assert tuple(SMART_PARAMS) == tuple(POLICIES["smart"].params.values())

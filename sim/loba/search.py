@@ -57,14 +57,20 @@ from .layout import (
 from .moves import pos_card
 from .rules import RULE
 
-# A playout world's memory for the mc seat (mem[seat] of the world's State): the answer forced
-# at its first decision. ON: 1 while not used yet; KIND: the decision (DEC.*); STOP: 1 = stop
-# playing (a play decision); ROW: the option row (A.SIZE slots; draw and discard: column 0)
-F_ON, F_KIND, F_STOP, F_ROW = 0, 1, 2, 3
-F_MISS = F_ROW + A.SIZE  # the forced option was not among the world's options (never, tested)
+# A playout world's memory for the mc seat (mem[seat] of the world's State; slots 0-3 are
+# careful's and smart's, which may play on for it): the answer forced at its first decision.
+# ON: the decision (DEC.*) + 1 while not used yet, else 0; STOP: 1 = stop playing (a play
+# decision); ROW: the option row (A.SIZE slots; draw and discard: column 0); MISS: the forced
+# option was not among the world's options (never, tested); SELF: 1 = the mc seat (its fast
+# policy plays on for it)
+F_ON, F_STOP, F_ROW = 4, 5, 6
+F_MISS = F_ROW + A.SIZE
+F_SELF = F_MISS + 1
+assert F_SELF < MEM_N
 
-# The real mc seat's memory (its own, kept between decisions): counters for tests and reports
-MC_SEARCHES, MC_PLAYOUTS, MC_MISSES = 0, 1, 2
+# The real mc seat's memory (its own, kept between decisions; slots 0-3 as above): counters
+# for tests and reports
+MC_SEARCHES, MC_PLAYOUTS, MC_MISSES = 13, 14, 15
 
 # Where a world starts the mc seat's turn, by the decision being searched
 AT = np.array([TAT.DRAW, TAT.PLAY, TAT.DISCARD], dtype=np.int64)
@@ -75,7 +81,7 @@ assert (DEC.DRAW, DEC.PLAY, DEC.DISCARD) == (0, 1, 2)
 def forced(pub, acts, n, mem):
     """In a playout: the stored answer of the mc seat's first decision (the index of the
     option equal to the stored row, or -1: stop), once; -2 when nothing is forced."""
-    if mem[F_ON] == 0.0 or mem[F_KIND] != pub[PUB.DECISION]:
+    if mem[F_ON] != pub[PUB.DECISION] + 1:
         return -2
     mem[F_ON] = 0.0
     if mem[F_STOP] == 1.0:
@@ -270,8 +276,9 @@ def build_world(st, hand, melds, pile, pub, known, placed, before, cnt, pool, se
 
 
 @kernel
-def round_value(st, me):
-    """The opponents' mean penalty this round minus the seat's own (0 for a void round)."""
+def round_value(st, me, opp):
+    """``opp`` times the opponents' mean penalty this round, minus the seat's own (0 for a void
+    round)."""
     if st.g[G.OUT] < 0:
         return 0.0
     tot = 0.0
@@ -280,15 +287,16 @@ def round_value(st, me):
         if q != me and st.s[q, S.STATUS] == ST.ACTIVE:
             tot += st.s[q, S.PENALTY]
             k += 1
-    return (tot / k if k > 0 else 0.0) - st.s[me, S.PENALTY]
+    return opp * (tot / k if k > 0 else 0.0) - st.s[me, S.PENALTY]
 
 
-@jit(readonly=("hand", "melds", "pile", "pub", "hist", "cands", "stops"))
-def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, fns):
+@jit(readonly=("hand", "melds", "pile", "pub", "hist", "cands", "stops", "own"))
+def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, opp, own, fns):
     """The index (< ``nc``) of the candidate chosen by :func:`pick` (``z``) from the values
     over ``worlds`` sampled worlds (module docstring); ``cands[i]`` an option row
     (``stops[i] = 1``: stop playing), ``fns`` the playout's
-    :class:`~sim.loba.layout.SeatFns`. Counts into the seat's ``mem``."""
+    :class:`~sim.loba.layout.SeatFns`; ``own``: the mc seat's parameters in the playouts
+    (empty: greedy plays on for it, else smart's). Counts into the seat's ``mem``."""
     me = pub[PUB.SEAT]
     R = np.empty(RULE.SIZE, dtype=np.int64)
     for i in range(RULE.SIZE):
@@ -314,15 +322,17 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
         for i in range(nc):
             build_world(st, hand, melds, pile, pub, known, placed, before, cnt, pool, seeds[w], at)
             f = st.mem[me]
-            f[F_ON] = 1.0
-            f[F_KIND] = kind
+            f[F_ON] = kind + 1
             f[F_STOP] = stops[i]
+            f[F_SELF] = 1.0 if own.shape[0] > 0 else 0.0
+            for j in range(own.shape[0]):
+                params[me, j] = own[j]
             for j in range(A.SIZE):
                 f[F_ROW + j] = cands[i, j]
             play_turns(st, R, fns, params, bufs, tr, cap)
-            vals[w, i] = round_value(st, me)
+            vals[w, i] = round_value(st, me, opp)
             mem[MC_PLAYOUTS] += 1.0
-            mem[MC_MISSES] += f[F_MISS] + f[F_ON]  # not used at all: also a miss
+            mem[MC_MISSES] += f[F_MISS] + (f[F_ON] > 0)  # not used at all: also a miss
     mem[MC_SEARCHES] += 1.0
     return pick(vals, z)
 
