@@ -60,6 +60,17 @@
   of careful's live-or-dead (-0.2, within noise).
   Against three ``careful`` it wins 31.81% (50,000 games, +6.78 +-0.46 over careful there).
 
+* ``mc``      search (issue 12, :mod:`sim.loba.search`): at the draw, at every play decision
+  (which play, or stop) and at the discard it samples ``n`` hidden worlds from its own view and
+  history (the unseen cards dealt to the opponents' hand sizes and the stock; a card an
+  opponent visibly took from the discard pile and still holds stays in that hand), plays each
+  of at most ``width`` candidates out to the end of the round in every world (the same worlds
+  for every candidate: common random numbers), opponents by ``greedy`` and itself by its fast
+  policy (``play`` 1: ``smart``, 0: ``greedy``), and keeps the fast policy's own choice unless a
+  candidate's mean value beats it by more than ``z`` standard errors of the paired gain (the
+  value: ``opp`` times the opponents' mean penalty of the round minus its own). Rebuys stay
+  with the seat's rebuy rule. Cost and strength: docs/performance.md ("The search policy mc").
+
 Rebuy rules: ``always``, ``never``, ``if_opponents:k=K`` (rebuy only while at least K other
 players are still under the limit), ``table:PATH`` (rebuy where a state-level rebuy-value table
 says the value is positive, else decline; cells it lacks rebuy: :mod:`sim.loba.rebuy_table`).
@@ -1148,7 +1159,7 @@ POLICIES = {
         mc_draw,
         mc_play,
         mc_discard,
-        params={"n": 16.0, "width": 8.0, "z": 1.0, "opp": 1.0, "play": 0.0},
+        params={"n": 16.0, "width": 8.0, "z": 1.0, "opp": 1.0, "play": 1.0},
         ranges={
             "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
             "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
@@ -1156,7 +1167,8 @@ POLICIES = {
             "opp": (0, 1),  # weight of the opponents' mean penalty in the value (0: own only)
             "play": (0, 1),  # its fast policy: 0 greedy, 1 smart (its own play in the playouts)
         },
-        doc="search: plays each option out to the round's end with greedy in n sampled worlds",
+        doc="search: plays each option out to the round's end in n worlds sampled from its view",
+        quick="n=1:width=2",  # registry-wide checks (every preset x player count, no JIT)
     ),
 }
 
