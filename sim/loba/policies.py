@@ -1159,7 +1159,7 @@ POLICIES = {
         mc_draw,
         mc_play,
         mc_discard,
-        params={"n": 16.0, "width": 8.0, "z": 1.0, "opp": 1.0, "play": 1.0},
+        params={"n": 16.0, "width": 8.0, "z": 2.0, "opp": 1.0, "play": 1.0},
         ranges={
             "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
             "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
