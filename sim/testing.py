@@ -32,13 +32,21 @@ def player_counts(spec) -> range:
     return range(spec.rules.min_players, spec.rules.max_players + 1)
 
 
+def quick_seat(spec, policy: str) -> str:
+    """The seat string registry-wide checks give ``policy``: its name, with its declared cheap
+    parameters (``Policy(quick=...)``: a search policy's) when it has them."""
+    p = get_game(spec).policies.get(policy)
+    quick = getattr(p, "quick", "")
+    return f"{policy}:{quick}" if quick else policy
+
+
 def cells(spec, policies=None, presets=None):
     """(rules, seat string) for every preset x policy x player count."""
     for preset in presets or spec.rules.presets:
         rules = spec.rules.make(preset)
         for policy in policies or spec.policies:
             for n in player_counts(spec):
-                yield rules, ",".join([policy] * n)
+                yield rules, ",".join([quick_seat(spec, policy)] * n)
 
 
 def check_playouts(spec, games: int = 1, seed: int = 1, policies=None, presets=None) -> Counter:

@@ -17,6 +17,7 @@ import sim
 from sim.games import get_game
 from sim.loba import auditor
 from sim.loba.rules import PRESETS, RULES_VERSION
+from sim.testing import quick_seat
 from sim.trace import replay, to_jsonl, to_text
 
 ROOT = Path(__file__).parent.parent
@@ -28,7 +29,7 @@ POLICIES = list(get_game("loba").policies)  # the registry: a new policy is cove
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_auditor_passes_every_trace(preset, policy, n):
     """9 games per preset x policy x players: 324 audited games in CI."""
-    seats = ",".join([policy] * n)
+    seats = ",".join([quick_seat("loba", policy)] * n)
     for game in range(9):
         problems = auditor.audit_events(replay(preset, seats, seed=500 + n, game=game))
         assert problems == [], problems[:5]

@@ -14,6 +14,7 @@ import pytest
 from sim.games import get_game
 from sim.loba.rules import PRESETS
 from sim.rules import make_rules
+from sim.testing import quick_seat
 
 POLICIES = list(get_game("loba").policies)  # the registry: a new policy is covered
 
@@ -22,7 +23,7 @@ POLICIES = list(get_game("loba").policies)  # the registry: a new policy is cove
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_conformance_preset_policy_players(preset, policy, n):
-    seats = ",".join([policy] * n)
+    seats = ",".join([quick_seat("loba", policy)] * n)
     stats = conformance.run(make_rules(preset), seats, games=2, seed=1000 + n)
     assert stats["games"] == 2 and stats["rounds"] >= 2
 

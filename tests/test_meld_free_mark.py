@@ -75,6 +75,7 @@ import numpy as np
 import sim
 from sim.games import get_game
 from sim.loba import engine
+from sim.testing import quick_seat
 
 real = engine.gen_plays_with
 calls = {"short": 0, "none": 0, "melds": 0}
@@ -90,7 +91,7 @@ def checked(st, R, seat, acts, only):
     return n, new
 
 engine.gen_plays_with = checked
-policies = sorted(get_game("loba").policies)
+policies = [quick_seat("loba", p) for p in sorted(get_game("loba").policies)]
 for preset in get_game("loba").rules.presets:
     for i, p in enumerate(policies):
         seats = ",".join(policies[(i + k) % len(policies)] for k in range(4))

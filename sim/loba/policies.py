@@ -60,6 +60,17 @@
   of careful's live-or-dead (-0.2, within noise).
   Against three ``careful`` it wins 31.81% (50,000 games, +6.78 +-0.46 over careful there).
 
+* ``mc``      search (issue 12, :mod:`sim.loba.search`): at the draw, at every play decision
+  (which play, or stop) and at the discard it samples ``n`` hidden worlds from its own view and
+  history (the unseen cards dealt to the opponents' hand sizes and the stock; a card an
+  opponent visibly took from the discard pile and still holds stays in that hand), plays each
+  of at most ``width`` candidates out to the end of the round in every world (the same worlds
+  for every candidate: common random numbers), opponents by ``greedy`` and itself by its fast
+  policy (``play`` 1: ``smart``, 0: ``greedy``), and keeps the fast policy's own choice unless a
+  candidate's mean value beats it by more than ``z`` standard errors of the paired gain (the
+  value: ``opp`` times the opponents' mean penalty of the round minus its own). Rebuys stay
+  with the seat's rebuy rule. Cost and strength: docs/performance.md ("The search policy mc").
+
 Rebuy rules: ``always``, ``never``, ``if_opponents:k=K`` (rebuy only while at least K other
 players are still under the limit), ``table:PATH`` (rebuy where a state-level rebuy-value table
 says the value is positive, else decline; cells it lacks rebuy: :mod:`sim.loba.rebuy_table`).
@@ -69,13 +80,31 @@ from __future__ import annotations
 
 import numpy as np
 from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from ..jit import jit, kernel
+from ..jit import DISABLED, jit, kernel
 from ..policies.api import AddOnRule, Policy, addon_slot, decision
 from ..rng import below
 from .cards import rank_of, suit_of
 from .engine import copy_rows2
-from .layout import DRAW, HAND_W, HT, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, ST, A, H, M
+from .layout import (
+    DRAW,
+    HAND_W,
+    HT,
+    JOKER,
+    MAX_MELDS,
+    MAX_SEATS,
+    MELD,
+    N_IDS,
+    PLAY,
+    PUB,
+    ST,
+    A,
+    H,
+    M,
+    SeatFns,
+)
 from .moves import (
     apply_play,
     gen_layoffs,
@@ -87,6 +116,7 @@ from .moves import (
 )
 from .rebuy_table import PARAM_NAMES, load_table, rebuy_cell, table_says_rebuy
 from .rules import PIERNA, RULE, TAKE
+from .search import F_SELF, forced, mc_choose
 
 REBUY_SLOT0 = addon_slot(0)  # the rebuy rule's parameters (the only add-on of a Loba seat)
 
@@ -846,11 +876,9 @@ def smart_holding(pub, params):
     return pub[PUB.PLACED] == 0 and fewest_opponent_cards(pub) > params[S_PATIENCE]
 
 
-@decision
-def smart_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """The discard when it is offered (so it goes onto the table this turn, [A11]/[A12]),
-    unless the seat holds for the bonus and is close to it (at most ``grab`` cards its melds
-    do not use): then only when it goes out at once."""
+@kernel(readonly=("hand", "melds", "pile", "pub", "params", "acts"))
+def smart_take(hand, melds, pile, pub, params, acts, n):
+    """smart's draw (below)."""
     stock = 0
     take = -1
     for i in range(n):
@@ -865,11 +893,9 @@ def smart_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return take if take_goes_out(hand, melds, pile, pub) else stock
 
 
-@decision
-def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """Holding for the bonus with at most ``reach`` cards no play puts down: go out if some
-    ordering does, else stop. Otherwise play everything, each time the play after which
-    largest-first leaves the fewest cards (then points) in hand."""
+@kernel(readonly=("hand", "melds", "pub", "params", "acts"))
+def smart_next(hand, melds, pub, params, acts, n):
+    """smart's play (below)."""
     if pub[PUB.TAKEN] < 0 and smart_holding(pub, params):
         if loose_cards(hand, cards_covered(acts, n)) <= params[S_REACH]:
             if may_go_out(hand, melds, pub, acts, n):
@@ -882,14 +908,208 @@ def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return best_play(acts, n)
 
 
-@decision
-def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    """careful's discard (``danger``, ``safe``, ``keep``), in a hurry when an opponent holds
-    ``close`` cards or fewer: each penalty point then weighs ``1 + dump``."""
+@kernel(readonly=("hand", "melds", "pile", "pub", "params", "acts", "hist"))
+def smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem):
+    """smart's discard (below)."""
     weight = 1.0
     if fewest_opponent_cards(pub) <= params[S_CLOSE]:
         weight += params[S_DUMP]
     return careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight)
+
+
+@decision
+def smart_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """The discard when it is offered (so it goes onto the table this turn, [A11]/[A12]),
+    unless the seat holds for the bonus and is close to it (at most ``grab`` cards its melds
+    do not use): then only when it goes out at once."""
+    return smart_take(hand, melds, pile, pub, params, acts, n)
+
+
+@decision
+def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """Holding for the bonus with at most ``reach`` cards no play puts down: go out if some
+    ordering does, else stop. Otherwise play everything, each time the play after which
+    largest-first leaves the fewest cards (then points) in hand."""
+    return smart_next(hand, melds, pub, params, acts, n)
+
+
+@decision
+def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """careful's discard (``danger``, ``safe``, ``keep``), in a hurry when an opponent holds
+    ``close`` cards or fewer: each penalty point then weighs ``1 + dump``."""
+    return smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem)
+
+
+# ---------------------------------------------------------------- mc (search)
+
+# mc's parameter slots: worlds sampled per decision, candidates searched at most, the standard
+# errors a candidate must gain over the fast policy's choice, the weight of the opponents'
+# penalty in the value, and its fast policy (0 greedy, 1 smart: its own play in the playouts)
+MC_WORLDS, MC_WIDTH, MC_Z, MC_OPP, MC_PLAY = 0, 1, 2, 3, 4
+SMART_PARAMS = np.array(
+    [6.0, 2.0, 6.0, 3.0, 6.0, 3.0, 2.0, 2.0], dtype=np.float64
+)  # smart's defaults (checked against its Policy below)
+
+
+@kernel
+def po_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """mc's playouts: the forced answer (search.forced) once, then greedy's draw (smart's for
+    the mc seat with play=smart)."""
+    k = forced(pub, acts, n, mem)
+    if k != -2:
+        return k
+    if mem[F_SELF] == 1.0:
+        return smart_take(hand, melds, pile, pub, params, acts, n)
+    for i in range(n):
+        if acts[i, 0] == DRAW.DISCARD:
+            return i
+    return 0
+
+
+@kernel
+def po_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """mc's playouts: the forced answer once, then greedy's play (or smart's)."""
+    k = forced(pub, acts, n, mem)
+    if k != -2:
+        return k
+    if mem[F_SELF] == 1.0:
+        return smart_next(hand, melds, pub, params, acts, n)
+    return out_or_largest(hand, melds, pub, acts, n)
+
+
+@kernel
+def po_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """mc's playouts: the forced answer once, then greedy's discard (or smart's)."""
+    k = forced(pub, acts, n, mem)
+    if k != -2:
+        return k
+    if mem[F_SELF] == 1.0:
+        return smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem)
+    return best_discard(hand, pub, acts, n)
+
+
+@intrinsic
+def playout_fns(typingctx):
+    """The playout's :class:`~sim.loba.layout.SeatFns`: the po_* functions at every seat.
+    Typed as tuples of the functions themselves, so the engine calls them directly; the value
+    is a placeholder the calls never read. (A tuple of the functions built in compiled code
+    would hold their run-time addresses, which Numba cannot cache: mc would compile again in
+    every process.)"""
+    kinds = (po_draw, po_play, po_discard, po_draw)
+    tup = types.NamedTuple([types.UniTuple(types.Dispatcher(f), MAX_SEATS) for f in kinds], SeatFns)
+
+    def codegen(context, builder, sig, args):
+        return cgutils.get_null_value(context.get_value_type(sig.return_type))
+
+    return tup(), codegen
+
+
+if DISABLED:  # plain Python (NUMBA_DISABLE_JIT=1): the functions themselves
+
+    def playout_fns():
+        kinds = (po_draw, po_play, po_discard, po_draw)
+        return SeatFns(*((f,) * MAX_SEATS for f in kinds))
+
+
+@jit
+def mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc):
+    """Search candidates ``idx[:nc]`` (option indices into ``acts``; ``stops[i] = 1``: stop)
+    and return the chosen one's index (or -1: stop)."""
+    cands = np.zeros((nc, A.SIZE), dtype=np.int16)
+    for i in range(nc):
+        if stops[i] == 0:
+            for j in range(A.SIZE):
+                cands[i, j] = acts[idx[i], j]
+    worlds = max(int(params[MC_WORLDS]), 1)
+    own = SMART_PARAMS[:8] if params[MC_PLAY] == 1.0 else SMART_PARAMS[:0]
+    b = mc_choose(
+        hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, params[MC_Z],
+        params[MC_OPP], own, playout_fns(),
+    )  # fmt: skip
+    return idx[b]
+
+
+@kernel
+def put_first(idx, stops, k, first):
+    """Candidates: ``first`` (an option index, -1: stop) at ``k``, unless already listed;
+    returns the new count."""
+    for i in range(k):
+        if idx[i] == first:
+            return k
+    idx[k] = first
+    stops[k] = 1 if first < 0 else 0
+    return k + 1
+
+
+@decision(alloc=True)
+def mc_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """Take the discard or draw from the stock: the one whose playouts score best."""
+    if params[MC_PLAY] == 1.0:
+        first = smart_take(hand, melds, pile, pub, SMART_PARAMS, acts, n)
+    else:
+        first = 0
+        for i in range(n):
+            if acts[i, 0] == DRAW.DISCARD:
+                first = i  # greedy's choice first (it wins ties)
+    if n <= 1 or params[MC_WIDTH] < 2:
+        return first
+    idx = np.zeros(n, dtype=np.int64)
+    stops = np.zeros(n, dtype=np.int64)
+    k = put_first(idx, stops, 0, first)
+    for i in range(n):
+        k = put_first(idx, stops, k, i)
+    return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, n)
+
+
+@decision(alloc=True)
+def mc_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """A play or stop: the fast policy's choice, then greedy's, stopping (when allowed) and the
+    other plays in order, at most ``width`` of them, searched."""
+    may_stop = pub[PUB.TAKEN] < 0
+    g = out_or_largest(hand, melds, pub, acts, n)
+    first = g
+    if params[MC_PLAY] == 1.0:
+        first = smart_next(hand, melds, pub, SMART_PARAMS, acts, n)
+    total = n + (1 if may_stop else 0)
+    nc = min(int(params[MC_WIDTH]), total)
+    if nc <= 1:
+        return first
+    idx = np.zeros(total, dtype=np.int64)
+    stops = np.zeros(total, dtype=np.int64)
+    k = put_first(idx, stops, 0, first)
+    k = put_first(idx, stops, k, g)
+    if may_stop:
+        k = put_first(idx, stops, k, -1)
+    for i in range(n):
+        k = put_first(idx, stops, k, i)
+    return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc)
+
+
+@decision(alloc=True)
+def mc_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """A discard: the fast policy's choice and the cards greedy would rather throw, at most
+    ``width`` of them, searched."""
+    nc = min(int(params[MC_WIDTH]), n)
+    first = best_discard(hand, pub, acts, n)
+    if params[MC_PLAY] == 1.0:
+        first = smart_throw(hand, melds, pile, pub, SMART_PARAMS, acts, n, hist, mem)
+    if nc <= 1:
+        return first
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        c = int(acts[i, 0])
+        keys[i] = card_cost(c, hand, pub) * 64 + c % 13
+    idx = np.zeros(n, dtype=np.int64)
+    stops = np.zeros(n, dtype=np.int64)
+    k = put_first(idx, stops, 0, first)
+    while k < nc:  # greedy's order
+        b = -1
+        for i in range(n):
+            if keys[i] > -(1 << 40) and (b < 0 or keys[i] > keys[b]):
+                b = i
+        keys[b] = -(1 << 40)
+        k = put_first(idx, stops, k, b)
+    return mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, nc)
 
 
 # ---------------------------------------------------------------- rebuy rules
@@ -985,6 +1205,22 @@ POLICIES = {
         },
         doc="careful that holds for the one-turn bonus, orders its plays, dumps points late",
     ),
+    "mc": Policy(
+        "mc",
+        mc_draw,
+        mc_play,
+        mc_discard,
+        params={"n": 16.0, "width": 8.0, "z": 2.0, "opp": 1.0, "play": 1.0},
+        ranges={
+            "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
+            "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
+            "z": (0, 10),  # standard errors an option must gain over greedy's choice (0: best)
+            "opp": (0, 1),  # weight of the opponents' mean penalty in the value (0: own only)
+            "play": (0, 1),  # its fast policy: 0 greedy, 1 smart (its own play in the playouts)
+        },
+        doc="search: plays each option out to the round's end in n worlds sampled from its view",
+        quick="n=1:width=2",  # registry-wide checks (every preset x player count, no JIT)
+    ),
 }
 
 REBUY_RULES = {
@@ -1006,3 +1242,5 @@ REBUY_RULES = {
         load=load_table,
     ),
 }
+
+assert tuple(SMART_PARAMS) == tuple(POLICIES["smart"].params.values())

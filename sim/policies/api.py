@@ -122,13 +122,23 @@ class Policy:
     functions positionally in the game's kind order. ``game``: the game it plays (``loba``).
     ``ranges``: parameter -> (lowest, highest) value a seat string may give it, both included
     (a value outside is refused with one sentence); a parameter without one takes any finite
-    number.
+    number. ``quick``: the parameters registry-wide checks seat it with (``"n=2:width=3"``: a
+    search policy's cheap setting; :func:`sim.testing.quick_seat`), "" for its defaults.
     """
 
     def __init__(
-        self, name, *fns, params=None, doc: str = "", game: str = "loba", ranges=None, **named
+        self,
+        name,
+        *fns,
+        params=None,
+        doc: str = "",
+        game: str = "loba",
+        ranges=None,
+        quick: str = "",
+        **named,
     ):
         self.name = name
+        self.quick = quick
         self.positional = tuple(fns)
         self.named = dict(named)
         self.params = dict(params or {})
