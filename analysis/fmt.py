@@ -18,6 +18,7 @@ Machine-readable outputs (``--format csv/json``, DataFrames) keep the raw number
 from __future__ import annotations
 
 import math
+import re
 
 NA = "n/a"
 P_FLOOR = 1e-300
@@ -127,7 +128,21 @@ def interval(lo, hi, unit: str | None = None, signed: bool = False) -> str:
     if is_na(lo) or is_na(hi) or lo == hi:
         return NA
     f = diff if signed else value
-    return f"[{f(lo, unit)}, {f(hi, unit)}]"
+    return "[{}, {}]".format(*_same_decimals(f(lo, unit), f(hi, unit)))
+
+
+_PLAIN = re.compile(r"[+-]?[\d,]*(\.(\d+))?")
+
+
+def _same_decimals(a: str, b: str) -> tuple[str, str]:
+    """Two plain numbers written to as many decimals as the longer (``+2.55``, ``+2.818`` ->
+    ``+2.550``, ``+2.818``): significant digits alone drop trailing zeros."""
+    ma, mb = _PLAIN.fullmatch(a), _PLAIN.fullmatch(b)
+    if not (ma and mb):
+        return a, b  # a unit, an exponent, n/a: left as they are
+    da, db = len(ma.group(2) or ""), len(mb.group(2) or "")
+    pad = lambda t, d, n: t + ("" if d else ".") + "0" * (n - d) if n > d else t  # noqa: E731
+    return pad(a, da, db), pad(b, db, da)
 
 
 def unit_label(unit: str | None, signed: bool = False) -> str:

@@ -306,3 +306,7 @@ def test_one_formatter():
     assert fmt.value(None) == fmt.value(math.nan, "share") == "n/a"
     assert fmt.interval(0.0, 0.0) == "n/a"  # every game agreed: no interval to estimate
     assert fmt.interval(0.1, 0.2, "share") == "[10.00%, 20.00%]"
+    # both ends to the same decimals (significant digits alone would print [+2.55, +2.818])
+    assert fmt.interval(2.55, 2.818, signed=True) == "[+2.550, +2.818]"
+    assert fmt.interval(2.5, 3, signed=True) == "[+2.5, +3.0]"
+    assert fmt.interval(1e-5, 2e-5) == "[1e-05, 2e-05]"  # exponents left as they are
