@@ -8,6 +8,7 @@ import math
 
 import polars as pl
 import pytest
+from runs_util import run_cli as run
 
 import cli
 from analysis.errors import AnalysisError
@@ -30,15 +31,6 @@ from analysis.field import (
     skill_verdict,
 )
 from sim.policies import parse_seats
-
-
-def run(capsys, *args):
-    try:
-        code = cli.main([str(a) for a in args])
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 # ---------------------------------------------------------------- the verdict, literal intervals
