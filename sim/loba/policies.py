@@ -172,11 +172,14 @@ def cards_covered(acts, n):
             for s in range(4):
                 if pierna_count(acts[i, A.LO], s) > 0:
                     cover |= 1 << (s * 13 + r - 1)
-        else:
+        else:  # positions lo..hi: a joker where JMASK says, else the natural (:func:`pos_card`)
             s = int(acts[i, A.KEY])
-            jm = int(acts[i, A.JMASK])
-            for p in range(int(acts[i, A.LO]), int(acts[i, A.HI]) + 1):
-                cover |= 1 << (JOKER if (jm >> p) & 1 else pos_card(p, s))
+            win = (2 << int(acts[i, A.HI])) - (1 << int(acts[i, A.LO]))
+            jm = int(acts[i, A.JMASK]) & win
+            nat = win ^ jm
+            cover |= (((nat >> 1) & 0x1FFF) | ((nat >> 14) & 1)) << (13 * s)
+            if jm:
+                cover |= 1 << JOKER
     return cover
 
 
