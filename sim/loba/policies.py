@@ -321,7 +321,7 @@ def going_out(hand, melds, pub, acts, n, must):
     return -1, best_left
 
 
-@kernel
+@kernel(inline="always")
 def out_or_largest(hand, melds, pub, acts, n):
     """Greedy's play: a play that leads to going out this turn if there is one (searched only
     when :func:`may_go_out`), else the largest."""
@@ -393,7 +393,7 @@ def _near(m, p):
     return 3 * one + ((m >> p) & 1) + ((m >> (p + 4)) & 1)
 
 
-@kernel
+@kernel(inline="always")
 def best_discard(hand, pub, acts, n):
     """The option of highest :func:`card_cost` (ties: the higher rank, then the first), with
     the key computed from the hand's :func:`suit_lanes` instead of hand look-ups: the same
