@@ -19,8 +19,9 @@ every end-of-turn table the rules allow is reachable by a policy.
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..jit import kernel
+from ..jit import DISABLED, kernel
 from .cards import rank_of, suit_of
 from .layout import HAND_W, JOKER, MAX_MELDS, MELD, PLAY, A, M
 from .rules import PIERNA, RULE
@@ -49,16 +50,19 @@ def popcount(x):
     return POP[v & 0xFFFF] + POP[(v >> 16) & 0xFFFF]
 
 
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_IDX = np.zeros(64, dtype=np.int8)
-for _i in range(64):
-    _DEBRUIJN_IDX[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
+if DISABLED:
 
+    def bit_index(low):
+        """Index of the single set bit of ``low`` (a power of two below 2**63)."""
+        return int(low).bit_length() - 1
 
-@kernel
-def bit_index(low):
-    """Index of the single set bit of ``low`` (a power of two below 2**63)."""
-    return _DEBRUIJN_IDX[(np.uint64(low) * _DEBRUIJN) >> np.uint64(58)]
+else:
+
+    @kernel
+    def bit_index(low):
+        """Index of the single set bit of ``low`` (a power of two below 2**63): one ``tzcnt``
+        (LLVM's ``cttz``), where a de Bruijn multiply and a table load were before."""
+        return trailing_zeros(np.int64(low))
 
 
 @kernel

@@ -107,6 +107,7 @@ from .layout import (
 )
 from .moves import (
     apply_play,
+    bit_index,
     gen_layoffs,
     gen_new_melds,
     hand_value,
@@ -171,21 +172,41 @@ def cards_covered(acts, n):
             for s in range(4):
                 if pierna_count(acts[i, A.LO], s) > 0:
                     cover |= 1 << (s * 13 + r - 1)
-        else:
+        else:  # positions lo..hi: a joker where JMASK says, else the natural (:func:`pos_card`)
             s = int(acts[i, A.KEY])
-            jm = int(acts[i, A.JMASK])
-            for p in range(int(acts[i, A.LO]), int(acts[i, A.HI]) + 1):
-                cover |= 1 << (JOKER if (jm >> p) & 1 else pos_card(p, s))
+            win = (2 << int(acts[i, A.HI])) - (1 << int(acts[i, A.LO]))
+            jm = int(acts[i, A.JMASK]) & win
+            nat = win ^ jm
+            cover |= (((nat >> 1) & 0x1FFF) | ((nat >> 14) & 1)) << (13 * s)
+            if jm:
+                cover |= 1 << JOKER
     return cover
+
+
+@kernel(inline="always")
+def held_ids(hand):
+    """Bit c: identity c held, for a decision's hand (N_IDS counts), the first 48 counts read
+    eight at a time as :func:`suit_lanes` does."""
+    held = 0
+    w = hand[:48].view(np.uint64)
+    for k in range(6):
+        a = ((w[k] + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
+        held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
+    for i in range(48, N_IDS):
+        held |= int(hand[i] > 0) << i
+    return held
 
 
 @kernel(readonly=("hand",))
 def loose_cards(hand, cover):
-    """Cards of the hand whose identity is not in ``cover``."""
+    """Cards of the hand whose identity is not in ``cover`` (the held identities outside it,
+    one bit each, instead of a pass over all N_IDS counts)."""
     loose = 0
-    for c in range(N_IDS):
-        if not (cover >> c) & 1:
-            loose += hand[c]
+    x = held_ids(hand) & ~cover
+    while x:
+        low = x & -x
+        loose += hand[bit_index(low)]
+        x ^= low
     return loose
 
 
@@ -300,7 +321,7 @@ def going_out(hand, melds, pub, acts, n, must):
     return -1, best_left
 
 
-@kernel
+@kernel(inline="always")
 def out_or_largest(hand, melds, pub, acts, n):
     """Greedy's play: a play that leads to going out this turn if there is one (searched only
     when :func:`may_go_out`), else the largest."""
@@ -372,7 +393,7 @@ def _near(m, p):
     return 3 * one + ((m >> p) & 1) + ((m >> (p + 4)) & 1)
 
 
-@kernel
+@kernel(inline="always")
 def best_discard(hand, pub, acts, n):
     """The option of highest :func:`card_cost` (ties: the higher rank, then the first), with
     the key computed from the hand's :func:`suit_lanes` instead of hand look-ups: the same
