@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..jit import DISABLED, kernel
+from ..jit import DISABLED, jit, kernel
 from .cards import rank_of, suit_of
-from .layout import HAND_W, JOKER, MAX_MELDS, MELD, PLAY, A, M
+from .layout import HAND_W, JOKER, MAX_MELDS, MELD, PLAY, PUB, A, M
 from .rules import PIERNA, RULE
 
 # reasons a card multiset is not a meld (texts in sim.melds.REASONS)
@@ -435,6 +435,16 @@ def _escaleras_of(acts, n, s, m, J, mn, limit):
             extra = min(J - gaps, nat - 2)
             n = _emit_escalera(acts, n, s, lo, hi, wb & ~m, held, extra, length)
     return n
+
+
+@jit(readonly=("pub",))
+def view_rules(pub):
+    """The rule array (``RULE.*``) a decision's public view carries at ``PUB.RULES``, as the
+    engine's own ``int64[RULE.SIZE]`` (for the move generators a policy calls)."""
+    R = np.empty(RULE.SIZE, dtype=np.int64)
+    for i in range(RULE.SIZE):
+        R[i] = pub[PUB.RULES + i]
+    return R
 
 
 @kernel

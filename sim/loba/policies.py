@@ -114,6 +114,7 @@ from .moves import (
     options_bound,
     pierna_count,
     pos_card,
+    view_rules,
 )
 from .rebuy_table import PARAM_NAMES, load_table, rebuy_cell, table_says_rebuy
 from .rules import PIERNA, RULE, TAKE
@@ -287,9 +288,7 @@ def going_out(hand, melds, pub, acts, n, must):
     cards (``left``; ties: greedy's order), when that lets the seat go out this turn (at most
     one card left, to discard) and puts a card of identity ``must`` down (-1: any); else
     ``(-1, left)``. Call it when :func:`may_go_out` holds."""
-    R = np.empty(RULE.SIZE, dtype=np.int64)
-    for i in range(RULE.SIZE):
-        R[i] = pub[PUB.RULES + i]
+    R = view_rules(pub)
     nm = pub[PUB.NMELDS]
     seat = pub[PUB.SEAT]
     h = np.zeros(HAND_W, dtype=np.int8)
@@ -464,9 +463,7 @@ def opponent_close(pub, patience):
 def take_goes_out(hand, melds, pile, pub):
     """Would taking the top discard let the seat go out this turn (placing it)?"""
     top = pile[pub[PUB.PILE_N] - 1]
-    R = np.empty(RULE.SIZE, dtype=np.int64)
-    for i in range(RULE.SIZE):
-        R[i] = pub[PUB.RULES + i]
+    R = view_rules(pub)
     h = np.zeros(HAND_W, dtype=np.int8)
     hn = 1
     for i in range(N_IDS):
@@ -844,9 +841,7 @@ def fewest_opponent_cards(pub):
 def loose_in_hand(hand, melds, pub):
     """Cards of the hand that no play open to the seat now puts down (new melds, and lay-offs
     once it may lay off, [A20]): what it still lacks to go out in one turn."""
-    R = np.empty(RULE.SIZE, dtype=np.int64)
-    for i in range(RULE.SIZE):
-        R[i] = pub[PUB.RULES + i]
+    R = view_rules(pub)
     h = np.zeros(HAND_W, dtype=np.int8)
     hn = 0
     for i in range(N_IDS):
@@ -864,9 +859,7 @@ def fewest_left(hand, melds, pub, acts, n):
     """The option after which playing largest-first leaves the fewest cards in hand, then the
     fewest penalty points ([A3]); ties: greedy's order (largest meld, high end). Going out, when
     some ordering does, leaves the fewest cards of all."""
-    R = np.empty(RULE.SIZE, dtype=np.int64)
-    for i in range(RULE.SIZE):
-        R[i] = pub[PUB.RULES + i]
+    R = view_rules(pub)
     nm = pub[PUB.NMELDS]
     seat = pub[PUB.SEAT]
     h = np.zeros(HAND_W, dtype=np.int8)

@@ -55,7 +55,7 @@ from .layout import (
     M,
     S,
 )
-from .moves import pos_card
+from .moves import pos_card, view_rules
 from .rules import RULE
 
 # A playout world's memory for the mc seat (mem[seat] of the world's State; slots 0-3 are
@@ -300,9 +300,7 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
     :class:`~sim.loba.layout.SeatFns`; ``own``: the mc seat's parameters in the playouts
     (empty: greedy plays on for it, else smart's). Counts into the seat's ``mem``."""
     me = pub[PUB.SEAT]
-    R = np.empty(RULE.SIZE, dtype=np.int64)
-    for i in range(RULE.SIZE):
-        R[i] = pub[PUB.RULES + i]
+    R = view_rules(pub)
     kind = pub[PUB.DECISION]
     at = AT[kind]
     st = new_state()
