@@ -89,6 +89,7 @@ class GameSpec:
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
     positions: Positions | None = None  # positions as files, if the game reads them
     precompile: str | None = None  # "module:function" compiling the engine (sim.jit.compile_aside)
+    builtin_column: bool = False  # the parameter matrix ends with each seat's Policy.builtin
 
     def __repr__(self) -> str:
         return f"GameSpec({self.name!r})"
@@ -118,8 +119,10 @@ class GameSpec:
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))
-        params = np.ascontiguousarray(np.stack([s.param_array() for s in pad]))
-        return fns, params
+        rows = [s.param_array() for s in pad]
+        if self.builtin_column:
+            rows = [np.append(r, s.policy.builtin) for r, s in zip(rows, pad, strict=True)]
+        return fns, np.ascontiguousarray(np.stack(rows))
 
     def compile_engine_aside(self) -> None:
         """On a cold cache, start compiling the engine in a child process

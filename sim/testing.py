@@ -144,6 +144,44 @@ def check_backends(spec, out_dir, scheduler=None, games: int = 60, seed: int = 4
             assert x.read_bytes() == y.read_bytes(), f"{t.name}/{x.name} differs by backend"
 
 
+def check_builtins(spec, games: int = 150, seed: int = 6) -> int:
+    """A policy the engine has its own copy of (``Policy(builtin=...)``) plays the same games
+    through that copy as through its decision functions: for every preset and player count,
+    the policy at every seat and mixed with the other policies, the records are equal with the
+    parameter matrix's builtin column as given and zeroed. Returns the cells checked."""
+    import numpy as np
+
+    from .policies import parse_seats
+    from .runner import run_chunk
+
+    spec = get_game(spec)
+    built = [name for name, p in spec.policies.items() if getattr(p, "builtin", 0)]
+    if not built:
+        return 0
+    assert spec.builtin_column, f"{spec.name}: builtin policies need GameSpec.builtin_column"
+    others = [quick_seat(spec, p) for p in spec.policies if p not in built]
+    checked = 0
+    for preset in spec.rules.presets:
+        rules = spec.rules.make(preset)
+        R = rules.to_array()
+        for name in built:
+            for n in player_counts(spec):
+                mixed = [name if q % 2 == 0 else others[q % len(others)] for q in range(n)]
+                for seats in ([name] * n, mixed):
+                    fns, params = spec.fn_tables(parse_seats(",".join(seats), game=spec))
+                    assert (
+                        params[:n, -1] == [spec.policies[s.split(":")[0]].builtin for s in seats]
+                    ).all()
+                    plain = params.copy()
+                    plain[:, -1] = 0
+                    a = run_chunk(spec, R, n, seed, 0, games, (fns, params), 0)
+                    b = run_chunk(spec, R, n, seed, 0, games, (fns, plain), 0)
+                    for t, x, y in zip(spec.tables, a, b, strict=True):
+                        assert np.array_equal(x, y), f"{rules.id} {seats}: {t.name} differs"
+                    checked += 1
+    return checked
+
+
 def check_game(spec, games: int = 1, seed: int = 1) -> Counter:
     """Every check of this module on one game; returns the play-out counters."""
     spec = get_game(spec)

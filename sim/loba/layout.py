@@ -161,6 +161,9 @@ PUB = make_enum(
     },
 )
 DEC = make_enum("DEC", ["DRAW", "PLAY", "DISCARD", "REBUY"])
+# the policies the engine has its own copy of (sim.loba.policies marks them): a seat's id sits
+# in its parameter row at PARAMS_W, past what its decision functions see (engine.decide)
+BUILTIN = make_enum("BUILTIN", ["NONE", "GREEDY"])
 
 # --- the round's public history (int16[HIST_CAP, H.SIZE]), handed to policies (api.py) ---
 # One row per public event of the round, oldest first: TYPE (HT.*), SEAT, TURN (turn of the

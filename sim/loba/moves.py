@@ -657,3 +657,18 @@ def list_plays(hand, melds, melded, R) -> np.ndarray:
     if melded:
         n = gen_layoffs(h, hn, table, nm, R, acts, n)
     return acts[:n].copy()
+
+
+@kernel
+def copy_rows(src, dst, n):
+    """dst[:n] = src[:n] for 1-D arrays, without a temporary (no allocation)."""
+    for i in range(n):
+        dst[i] = src[i]
+
+
+@kernel(readonly=("src",))
+def copy_rows2(src, dst, n):
+    """dst[:n, :] = src[:n, :] for 2-D arrays, without a temporary (no allocation)."""
+    for i in range(n):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]

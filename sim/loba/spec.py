@@ -52,4 +52,5 @@ SPEC = GameSpec(
     tools={"check_meld": check_meld},
     positions=Positions(load_position, moves, moves_text, replay_position),
     precompile="sim.loba.kernel:precompile",
+    builtin_column=True,
 )

@@ -124,6 +124,9 @@ class Policy:
     (a value outside is refused with one sentence); a parameter without one takes any finite
     number. ``quick``: the parameters registry-wide checks seat it with (``"n=2:width=3"``: a
     search policy's cheap setting; :func:`sim.testing.quick_seat`), "" for its defaults.
+    ``builtin``: the id of the game engine's own copy of this policy (0: none; Loba's
+    :data:`sim.loba.layout.BUILTIN`), which the engine then calls directly instead of through
+    the function table: it must give the same answers as the functions.
     """
 
     def __init__(
@@ -135,9 +138,11 @@ class Policy:
         game: str = "loba",
         ranges=None,
         quick: str = "",
+        builtin: int = 0,
         **named,
     ):
         self.name = name
+        self.builtin = builtin
         self.quick = quick
         self.positional = tuple(fns)
         self.named = dict(named)

@@ -1,0 +1,320 @@
+"""Greedy's choices as kernels: its play (go out this turn if some order of plays does, else
+the largest meld) and its discard (the card of highest penalty value that helps no meld).
+
+The ``greedy`` policy (:mod:`sim.loba.policies`) is these functions behind the decision
+signature; the engine also calls them directly for a seat that plays greedy
+(:func:`greedy_choice`, :data:`sim.loba.layout.BUILTIN`), with the same arguments and the same
+answers, and mc's playouts and ``smart`` build on them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+
+from ..jit import jit, kernel
+from .cards import rank_of, suit_of
+from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
+from .moves import (
+    apply_play,
+    bit_index,
+    copy_rows2,
+    gen_layoffs,
+    gen_new_melds,
+    options_bound,
+    pierna_count,
+    view_rules,
+)
+from .rules import RULE
+
+
+@kernel(readonly=("acts",))
+def best_play(acts, n):
+    """Largest new meld first (ties: higher top position, [A18]); then the first lay-off."""
+    best = -1
+    key = -1
+    for i in range(n):
+        if acts[i, A.TYPE] == PLAY.MELD:
+            k = acts[i, A.N] * 100 + acts[i, A.HI]
+        else:
+            k = 1 if acts[i, A.KEY] == JOKER else 2
+        if k > key:
+            key = k
+            best = i
+    return best
+
+
+@kernel(readonly=("acts",))
+def cards_covered(acts, n):
+    """Bit c set when some option puts a card of identity c down."""
+    cover = 0
+    for i in range(n):
+        if acts[i, A.TYPE] == PLAY.LAYOFF:
+            cover |= 1 << int(acts[i, A.KEY])
+        elif acts[i, A.KIND] == MELD.PIERNA:
+            r = int(acts[i, A.KEY])
+            for s in range(4):
+                if pierna_count(acts[i, A.LO], s) > 0:
+                    cover |= 1 << (s * 13 + r - 1)
+        else:  # positions lo..hi: a joker where JMASK says, else the natural (:func:`pos_card`)
+            s = int(acts[i, A.KEY])
+            win = (2 << int(acts[i, A.HI])) - (1 << int(acts[i, A.LO]))
+            jm = int(acts[i, A.JMASK]) & win
+            nat = win ^ jm
+            cover |= (((nat >> 1) & 0x1FFF) | ((nat >> 14) & 1)) << (13 * s)
+            if jm:
+                cover |= 1 << JOKER
+    return cover
+
+
+@kernel(inline="always")
+def held_ids(hand):
+    """Bit c: identity c held, for a decision's hand (N_IDS counts), the first 48 counts read
+    eight at a time as :func:`suit_lanes` does."""
+    held = 0
+    w = hand[:48].view(np.uint64)
+    for k in range(6):
+        a = ((w[k] + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
+        held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
+    for i in range(48, N_IDS):
+        held |= int(hand[i] > 0) << i
+    return held
+
+
+@kernel(readonly=("hand",))
+def loose_cards(hand, cover):
+    """Cards of the hand whose identity is not in ``cover`` (the held identities outside it,
+    one bit each, instead of a pass over all N_IDS counts)."""
+    loose = 0
+    x = held_ids(hand) & ~cover
+    while x:
+        low = x & -x
+        loose += hand[bit_index(low)]
+        x ^= low
+    return loose
+
+
+@kernel
+def play_out(h, ms, nm, R, melded, seat, opts):
+    """Play largest-first from hand ``h`` and table ``ms`` (changed in place) until no play
+    is left; returns the cards left in hand."""
+    hn = 0
+    for i in range(N_IDS):
+        hn += h[i]
+    while hn > 0:
+        n = gen_new_melds(h, hn, R, opts, 0)
+        if melded:
+            n = gen_layoffs(h, hn, ms, nm, R, opts, n)
+        if n == 0:
+            break
+        k = best_play(opts, n)
+        hn -= opts[k, A.N]
+        if opts[k, A.TYPE] == PLAY.MELD:
+            melded = True
+        nm = apply_play(h, ms, nm, opts[k], seat)
+    return hn
+
+
+@kernel(readonly=("hand", "melds", "pub", "acts"))
+def may_go_out(hand, melds, pub, acts, n):
+    """Cheap necessary condition for going out this turn: every card but one is put down by
+    some option (or, before the seat's own meld, by a lay-off it could then make)."""
+    cover = cards_covered(acts, n)
+    if loose_cards(hand, cover) <= 1:
+        return True
+    if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
+        return False  # the options already hold every lay-off
+    # which loose cards a lay-off could take: an end of an escalera of their suit, or a
+    # pierna of their rank (a superset is enough here)
+    loose = 0
+    for c in range(JOKER):
+        if hand[c] == 0 or (cover >> c) & 1:
+            continue
+        ok = False
+        for i in range(pub[PUB.NMELDS]):
+            if melds[i, M.KIND] == MELD.PIERNA:
+                ok = ok or melds[i, M.KEY] == rank_of(c)
+            else:
+                ok = ok or melds[i, M.KEY] == suit_of(c)
+        if not ok:
+            loose += hand[c]
+    if hand[JOKER] > 0 and not (cover >> JOKER) & 1:
+        ok = False
+        for i in range(pub[PUB.NMELDS]):
+            ok = ok or melds[i, M.KIND] == MELD.ESCALERA
+        if not ok:
+            loose += hand[JOKER]
+    return loose <= 1
+
+
+def array_type(dtype, ndim, readonly):
+    return types.Array(dtype, ndim, "C", readonly=readonly)
+
+
+# (hand, melds, pub, acts, n, must), all read-only as a decision function hands them over (the
+# arrays take_goes_out builds are passed read-only too: one compiled copy)
+GOING_OUT_SIG = types.UniTuple(types.int64, 2)(
+    array_type(types.int8, 1, True),
+    array_type(types.int16, 2, True),
+    array_type(types.int32, 1, True),
+    array_type(types.int16, 2, True),
+    types.int64,
+    types.int64,
+)
+
+
+# compiled on import, with reference counting: the decision functions that call it need none
+# (measured: -8%/turn)
+@jit([GOING_OUT_SIG], readonly=("hand", "melds", "pub", "acts"))
+def going_out(hand, melds, pub, acts, n, must):
+    """``(i, left)``: the option ``i`` after which playing largest-first leaves the fewest
+    cards (``left``; ties: greedy's order), when that lets the seat go out this turn (at most
+    one card left, to discard) and puts a card of identity ``must`` down (-1: any); else
+    ``(-1, left)``. Call it when :func:`may_go_out` holds."""
+    R = view_rules(pub)
+    nm = pub[PUB.NMELDS]
+    seat = pub[PUB.SEAT]
+    h = np.zeros(HAND_W, dtype=np.int8)
+    hn = 0
+    for i in range(N_IDS):
+        hn += hand[i]
+    melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
+    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
+    ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
+    best = -1
+    best_left = hn + 1
+    best_key = -1
+    key = 0
+    for i in range(n):
+        for c in range(N_IDS):
+            h[c] = hand[c]
+        copy_rows2(melds, ms, nm)
+        nm2 = apply_play(h, ms, nm, acts[i], seat)
+        left = play_out(h, ms, nm2, R, melded or acts[i, A.TYPE] == PLAY.MELD, seat, opts)
+        if must >= 0 and h[must] >= hand[must]:
+            continue
+        key = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        if left < best_left or (left == best_left and key > best_key):
+            best = i
+            best_left = left
+            best_key = key
+    if best_left <= 1:
+        return best, best_left
+    return -1, best_left
+
+
+@kernel(inline="always")
+def out_or_largest(hand, melds, pub, acts, n):
+    """Greedy's play: a play that leads to going out this turn if there is one (searched only
+    when :func:`may_go_out`), else the largest."""
+    if n >= 2 and may_go_out(hand, melds, pub, acts, n):  # one option: nothing to order
+        k = going_out(hand, melds, pub, acts, n, -1)[0]
+        if k >= 0:
+            return k
+    return best_play(acts, n)
+
+
+@kernel(inline="always")
+def card_cost(cid, hand, pub):
+    """Penalty value of ``cid`` minus how much it helps a future meld (greedy's discard key)."""
+    if cid == JOKER:
+        return -1000
+    r = rank_of(cid)
+    s = suit_of(cid)
+    v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
+    # branch-free (the tests on held cards mispredict): 2 per other suit with this rank ...
+    useful = -2  # the card itself
+    for t in range(4):
+        useful += 2 * (hand[t * 13 + r - 1] > 0)
+    # ... 3 per same-suit neighbour one position away, 1 per neighbour two away; position p
+    # is the card s*13 + p - 1, position 14 the ace; an ace's neighbours are 2, 3 and K, Q
+    b = s * 13
+    if r == 1:
+        useful += 3 * ((hand[b + 1] > 0) + (hand[b + 12] > 0)) + (hand[b + 2] > 0)
+        useful += hand[b + 11] > 0
+    else:
+        useful += 3 * ((hand[b + r - 2] > 0) + (hand[b + r % 13] > 0))
+        if r > 2:
+            useful += hand[b + r - 3] > 0
+        if r < 13:
+            useful += hand[b + (r + 1) % 13] > 0
+    return v - 4 * useful
+
+
+_ONES_7F = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_GATHER = np.uint64(0x0102040810204080)  # byte k's top bit (moved to bit 0) -> bit 56 + k
+_LANE_ONES = 0x0001000100010001
+
+
+@kernel(inline="always")
+def suit_lanes(hand):
+    """The naturals held, as four 16-bit lanes (suit s in bits 16s..16s+15): bit p of a lane
+    is escalera position p (1..14, the ace at 1 and at 14). A decision's hand (53 counts) is
+    read eight counts at a time for its first 48 (counts are < 127: adding 0x7F to a byte
+    sets its top bit exactly when it is >= 1), the last four naturals one at a time."""
+    held = 0
+    w = hand[:48].view(np.uint64)
+    for k in range(6):
+        a = ((w[k] + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
+        held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
+    for i in range(48, 52):
+        held |= int(hand[i] > 0) << i
+    lanes = 0
+    for s in range(4):
+        m = ((held >> (13 * s)) & 0x1FFF) << 1
+        lanes |= (m | ((m & 2) << 13)) << (16 * s)
+    return lanes
+
+
+@kernel(inline="always")
+def _near(m, p):
+    """3 per held position one away from p, 1 per position two away (``m``: a suit lane
+    shifted up by two, so that p - 2 >= -1 reads bit p)."""
+    one = ((m >> (p + 1)) & 1) + ((m >> (p + 3)) & 1)
+    return 3 * one + ((m >> p) & 1) + ((m >> (p + 4)) & 1)
+
+
+@kernel(inline="always")
+def best_discard(hand, pub, acts, n):
+    """The option of highest :func:`card_cost` (ties: the higher rank, then the first), with
+    the key computed from the hand's :func:`suit_lanes` instead of hand look-ups: the same
+    numbers (an ace's neighbours are 2, 3 and K, Q: positions 1 and 14 of its lane)."""
+    lanes = suit_lanes(hand)
+    ace = pub[PUB.RULES + RULE.ACE_VALUE]
+    best = 0
+    key = -(1 << 30)
+    for i in range(n):
+        c = int(acts[i, 0])  # (int: the same arithmetic compiled or not, NUMBA_DISABLE_JIT)
+        if c == JOKER:
+            cost = -1000
+        else:
+            r = rank_of(c)
+            v = ace if r == 1 else min(r, 10)
+            y = (lanes >> r) & _LANE_ONES  # this rank in each suit
+            useful = 2 * ((y + (y >> 16) + (y >> 32) + (y >> 48)) & 7) - 2
+            m = ((lanes >> (16 * suit_of(c))) & 0xFFFF) << 2
+            useful += _near(m, r)
+            if r == 1:
+                useful += _near(m, 14)
+            cost = v - 4 * useful
+        k = cost * 64 + c % 13
+        if k > key:
+            key = k
+            best = i
+    return best
+
+
+@kernel(inline="always")
+def greedy_choice(decision, hand, melds, pub, acts, n):
+    """Greedy's answer to ``decision`` (DEC.*) among options ``acts[:n]`` (n >= 2), as its
+    decision functions give it. Of the public view it reads the rules and, for a play, the
+    seat, its meld flag and the table's meld count: the caller fills those."""
+    if decision == DEC.DISCARD:
+        return best_discard(hand, pub, acts, n)
+    if decision == DEC.PLAY:
+        return out_or_largest(hand, melds, pub, acts, n)
+    for i in range(n):  # DEC.DRAW
+        if acts[i, 0] == DRAW.DISCARD:
+            return i
+    return 0
