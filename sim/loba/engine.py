@@ -599,7 +599,7 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
     A seat whose policy the engine has its own copy of (:data:`BUILTIN`, in its parameter row
     at ``PARAMS_W``: greedy) is answered by that copy, directly; any other seat by
     :func:`ask_seat`, out of line. Measured (docs/performance.md): four greedy seats about
-    -10% per turn, other seats about +6% (one more call). With the call through the table
+    -10% per turn, other seats +3.5-6% (one more call). With the call through the table
     left inline here the turn loop kept little of the gain (-2%), with the view built inline
     and only the call out of line about -6%. ``tests/test_builtin.py`` checks the copy plays
     the same games as the functions."""
