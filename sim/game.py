@@ -120,8 +120,12 @@ class GameSpec:
         per_seat = [s.functions(self.decisions) for s in pad]
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))
         rows = [s.param_array() for s in pad]
-        if self.builtin_column:
-            rows = [np.append(r, s.policy.builtin) for r, s in zip(rows, pad, strict=True)]
+        if self.builtin_column:  # (the registry's own policies only: a plug-in is called)
+            own = [self.policies.get(s.policy.name) is s.policy for s in pad]
+            rows = [
+                np.append(r, s.policy.builtin if o else 0)
+                for r, s, o in zip(rows, pad, own, strict=True)
+            ]
         return fns, np.ascontiguousarray(np.stack(rows))
 
     def compile_engine_aside(self) -> None:

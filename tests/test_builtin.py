@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sim.games import game_names, get_game
+from sim.policies import parse_seats
 from sim.testing import check_builtins, player_counts
 
 
@@ -20,3 +21,20 @@ def test_builtin_policies_play_the_same_games(game):
 
 def test_loba_has_a_builtin_greedy():
     assert get_game("loba").policies["greedy"].builtin != 0
+
+
+def test_a_plugin_declaring_a_builtin_id_is_still_called(tmp_path):
+    # only the registry's own policy is answered by the engine's copy: a plug-in that declares
+    # greedy's id plays its own functions (here random's)
+    plugin = tmp_path / "impostor.py"
+    plugin.write_text(
+        "from sim.loba.layout import BUILTIN\n"
+        "from sim.loba.policies import random_discard, random_draw, random_play\n"
+        "from sim.policies.api import Policy\n"
+        "impostor = Policy('impostor', random_draw, random_play, random_discard,"
+        " builtin=BUILTIN.GREEDY)\n"
+    )
+    spec = get_game("loba")
+    seats = parse_seats(f"greedy,{plugin}:impostor", game=spec)
+    _, params = spec.fn_tables(seats)
+    assert list(params[:2, -1]) == [spec.policies["greedy"].builtin, 0]
