@@ -13,9 +13,11 @@ place. Environment overrides:
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import inspect
 import os
+import threading
 import warnings
 from pathlib import Path
 
@@ -115,6 +117,90 @@ class _NoLiteralDispatcher(CPUDispatcher):
         args = tuple(self._erase(i, a) for i, a in enumerate(args))
         kws = {k: self._erase(names.index(k) if k in names else -1, v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
+
+
+# ---------------------------------------------------------------- inlining without quadratic copies
+# Numba inlines an ``inline="always"`` callee by copying its IR block by block, each block with
+# ``copy.deepcopy`` on its own, so each copy also copies the callee's whole scope (every variable
+# of the function): a function of B blocks and V variables costs B x V, twice per call site
+# (numba/numba#8989, #9204; numba/numba-cuda#688). In this project's engine that was over a third
+# of its compile time. Copying all blocks of one function with one shared memo copies the scope
+# once, as one ``deepcopy`` of the whole function would: the same IR, so the same machine code
+# (tests/test_jit.py compares the two). Applied on the first compile, only where Numba's code is
+# the code this was written against; ``LOBA_FAST_INLINE=0`` turns it off (for A/B measures).
+# Installed when Numba first inlines (not at import: a run from the cache never loads it).
+
+FAST_INLINE = os.environ.get("LOBA_FAST_INLINE", "1") != "0"
+_inline_state = {"tried": False, "applied": False}
+_inline_tls = threading.local()
+
+
+class _SharedMemoCopy:
+    """Stands in for the ``copy`` module inside ``numba.core.inline_closurecall``: while
+    ``InlineWorker.inline_ir`` runs, the blocks of one scope are deep-copied with one memo."""
+
+    def __init__(self, block_type):
+        self._block = block_type
+
+    def __getattr__(self, name):
+        return getattr(copy, name)
+
+    def deepcopy(self, x, memo=None):
+        memos = getattr(_inline_tls, "memos", None)
+        if memo is None and memos is not None and isinstance(x, self._block):
+            s = x.scope
+            entry = memos.get(id(s))
+            if entry is None or entry[0] is not s:
+                entry = memos[id(s)] = (s, {})  # (the scope itself kept: its id stays its own)
+            memo = entry[1]
+        return copy.deepcopy(x, memo)
+
+
+def _share_inline_copies() -> bool:
+    """Install :class:`_SharedMemoCopy` (once per process); returns whether it is in place."""
+    if _inline_state["tried"]:
+        return _inline_state["applied"]
+    _inline_state["tried"] = True
+    if not FAST_INLINE or DISABLED:
+        return False
+    try:
+        from numba.core import inline_closurecall as icc
+        from numba.core import ir
+
+        src = inspect.getsource(icc.InlineWorker.inline_ir)
+    except (ImportError, AttributeError, OSError, TypeError):
+        return False
+    if "copy.deepcopy(the_ir.blocks[block_label])" not in src or icc.copy is not copy:
+        return False  # a Numba whose inlining this was not written for: leave it be
+    inline_ir = icc.InlineWorker.inline_ir
+
+    def shared_memo_inline_ir(self, *args, **kwargs):
+        outer = getattr(_inline_tls, "memos", None)
+        _inline_tls.memos = {}
+        try:
+            return inline_ir(self, *args, **kwargs)
+        finally:
+            _inline_tls.memos = outer
+
+    icc.copy = _SharedMemoCopy(ir.Block)
+    icc.InlineWorker.inline_ir = shared_memo_inline_ir
+    _inline_state["applied"] = True
+    return True
+
+
+def _inline_first(run_pass):
+    def run_pass_once_patched(self, state):
+        if not _inline_state["tried"]:
+            _share_inline_copies()
+        return run_pass(self, state)
+
+    return run_pass_once_patched
+
+
+if FAST_INLINE and not DISABLED:
+    from numba.core.untyped_passes import InlineInlinables
+
+    InlineInlinables.run_pass = _inline_first(InlineInlinables.run_pass)
 
 
 def _no_literals(d, readonly=()):

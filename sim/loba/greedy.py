@@ -3,8 +3,9 @@ the largest meld) and its discard (the card of highest penalty value that helps 
 
 The ``greedy`` policy (:mod:`sim.loba.policies`) is these functions behind the decision
 signature; the engine also calls them directly for a seat that plays greedy
-(:func:`greedy_choice`, :data:`sim.loba.layout.BUILTIN`), with the same arguments and the same
-answers, and mc's playouts and ``smart`` build on them.
+(:func:`draw_choice`, :data:`play_choice`, :func:`discard_choice`;
+:data:`sim.loba.layout.BUILTIN`), with the same arguments and the same answers, and mc's
+playouts and ``smart`` build on them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from numba import types
 
 from ..jit import jit, kernel
 from .cards import rank_of, suit_of
-from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
+from .layout import DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
     apply_play,
     bit_index,
@@ -306,15 +307,25 @@ def best_discard(hand, pub, acts, n):
 
 
 @kernel(inline="always")
-def greedy_choice(decision, hand, melds, pub, acts, n):
-    """Greedy's answer to ``decision`` (DEC.*) among options ``acts[:n]`` (n >= 2), as its
-    decision functions give it. Of the public view it reads the rules and, for a play, the
-    seat, its meld flag and the table's meld count: the caller fills those."""
-    if decision == DEC.DISCARD:
-        return best_discard(hand, pub, acts, n)
-    if decision == DEC.PLAY:
-        return out_or_largest(hand, melds, pub, acts, n)
-    for i in range(n):  # DEC.DRAW
+def draw_choice(hand, melds, pub, acts, n):
+    """Greedy's draw: take the discard whenever it is offered (it is only offered where it may
+    be taken and put down this turn)."""
+    for i in range(n):
         if acts[i, 0] == DRAW.DISCARD:
             return i
     return 0
+
+
+@kernel(inline="always")
+def discard_choice(hand, melds, pub, acts, n):
+    """Greedy's discard: :func:`best_discard`, with the arguments every choice takes."""
+    return best_discard(hand, pub, acts, n)
+
+
+# Greedy's answer to each decision among options ``acts[:n]`` (n >= 2), as its decision
+# functions give it; all take ``(hand, melds, pub, acts, n)``. Of the public view they read the
+# rules and, for a play, the seat, its meld flag and the table's meld count: the caller fills
+# those. The engine names the one it needs at each decision (``engine.decide``), so that only
+# that choice is compiled there (one function branching on the decision was compiled, and
+# typed, at every decision: four times).
+play_choice = out_or_largest

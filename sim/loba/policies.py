@@ -93,16 +93,17 @@ from .greedy import (
     best_play,
     card_cost,
     cards_covered,
+    discard_choice,
+    draw_choice,
     going_out,
-    greedy_choice,
     loose_cards,
     may_go_out,
     out_or_largest,
+    play_choice,
     play_out,
 )
 from .layout import (
     BUILTIN,
-    DEC,
     DRAW,
     HAND_W,
     HT,
@@ -160,17 +161,17 @@ def random_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 
 @decision
 def greedy_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    return greedy_choice(DEC.DRAW, hand, melds, pub, acts, n)
+    return draw_choice(hand, melds, pub, acts, n)
 
 
 @decision
 def greedy_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    return greedy_choice(DEC.PLAY, hand, melds, pub, acts, n)
+    return play_choice(hand, melds, pub, acts, n)
 
 
 @decision
 def greedy_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
-    return greedy_choice(DEC.DISCARD, hand, melds, pub, acts, n)
+    return discard_choice(hand, melds, pub, acts, n)
 
 
 # ---------------------------------------------------------------- hold
