@@ -118,6 +118,10 @@ class GameSpec:
         self.compile_engine_aside()
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
+        from .policies.api import compiled
+
+        for f in {id(f): f for fs in per_seat for f in fs}.values():
+            compiled(f, self.signature)  # (the game's own policies compile here, first)
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))
         rows = [s.param_array() for s in pad]
         if self.builtin_column:  # (the registry's own policies only: a plug-in is called)

@@ -112,6 +112,11 @@ class _NoLiteralDispatcher(CPUDispatcher):
             return a.copy(readonly=True)
         return a
 
+    def compile(self, sig):
+        if _SIGNED:
+            compile_signed()
+        return super().compile(sig)
+
     def get_call_template(self, args, kws):
         names = self._arg_names
         args = tuple(self._erase(i, a) for i, a in enumerate(args))
@@ -217,12 +222,17 @@ def _no_literals(d, readonly=()):
 def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs):
     """``numba.njit`` with the project's defaults (``cache``, no ``fastmath``: integer code).
 
-    Use bare (``@jit``), with a signature (``@jit(SIG)``) or with options
-    (``@jit(parallel=True)``). ``alloc=False`` marks a function that never allocates arrays:
-    it is compiled without Numba's reference counting, whose atomic increments on every array
-    argument otherwise dominate the cost of small hot functions (measured: docs/performance.md).
-    ``readonly``: names of array arguments the function only reads (see
-    :class:`_NoLiteralDispatcher`).
+    Use bare (``@jit``), with a signature (``@jit(SIG)``, or a list of them) or with options
+    (``@jit(parallel=True)``). A function given signatures is compiled for exactly those, and
+    closed to others, as Numba's eager compiling does, but not at import: just before the
+    first compile of the process (:func:`compile_signed`), so importing the package compiles
+    nothing, and a cold first run says what it is doing at once and starts compiling the
+    engine aside at once (measured: importing ``cli`` on a cold cache took 10-12 s).
+
+    ``alloc=False`` marks a function that never allocates arrays: it is compiled without
+    Numba's reference counting, whose atomic increments on every array argument otherwise
+    dominate the cost of small hot functions (measured: docs/performance.md). ``readonly``:
+    names of array arguments the function only reads (see :class:`_NoLiteralDispatcher`).
     """
     opts = {"cache": CACHE, "nogil": True, "error_model": "numpy"}
     opts.update(kwargs)
@@ -232,8 +242,35 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
         opts["_nrt"] = False
     if args and callable(args[0]):
         return _no_literals(numba.njit(**opts)(args[0]), readonly)
+    if args and not DISABLED:  # signatures: compiled before the process's first compile
+        sigs = list(args[0]) if isinstance(args[0], (list, tuple)) else [args[0]]
+
+        def signed(fn):
+            d = _no_literals(numba.njit(**opts)(fn), readonly)
+            _SIGNED.append((d, sigs))
+            return d
+
+        return signed
     deco = numba.njit(*args, **opts)
     return lambda fn: _no_literals(deco(fn), readonly)
+
+
+# (dispatcher, signatures) given to :func:`jit`, not compiled yet
+_SIGNED: list[tuple[CPUDispatcher, list]] = []
+
+
+def compile_signed() -> None:
+    """Compile every function given signatures (:func:`jit`) that is not compiled yet, each
+    for its signatures alone. Runs before the first compile of a process (any project
+    dispatcher's ``compile``), from the top level: a function allocating arrays must not be
+    compiled first inside a caller compiled without reference counting (``alloc=False``),
+    whose typing context it would inherit ("Only accept returning of array passed into the
+    function as argument"); that is why these functions have signatures at all."""
+    while _SIGNED:
+        d, sigs = _SIGNED.pop(0)
+        for sig in sigs:
+            d.compile(sig.args)
+        d.disable_compile()
 
 
 def kernel(*args, **kwargs):

@@ -226,9 +226,14 @@ def parse_seat(text: str, game=None) -> Seat:
     except ValueError as e:
         raise SeatError(str(e)) from None
     spec.compile_engine_aside()  # the engine compiles in a child meanwhile (cold cache only)
-    _compile(pref, fns, spec.signature)
+    # A plug-in's functions compile now: compiling is how they are checked. The game's own
+    # compile when a run first needs them (GameSpec.fn_tables), after the CLI has said that
+    # it compiles: on a cold cache they take seconds and cannot fail.
+    if spec.policies.get(pol.name) is not pol:
+        _compile(pref, fns, spec.signature)
     for a in addons:
-        _compile(a.ref, (a.rule.decide,), spec.signature)
+        if spec.addons[a.kind][0].get(a.rule.name) is not a.rule:
+            _compile(a.ref, (a.rule.decide,), spec.signature)
     defaults = tuple((kind, d) for kind, (_, d) in spec.addons.items())
     return Seat(spec.name, pol, pparams, pref, tuple(addons), defaults)
 
