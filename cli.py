@@ -196,6 +196,7 @@ Environment:
   LOBA_JIT_CACHE   0 turns the on-disk kernel cache off
   LOBA_COMPILE_ASIDE  0: a cold first run compiles in one process (default: the engine in a
                    child process while the seats' policies compile, on 2+ cores)
+  LOBA_FAST_INLINE  0: Numba's own (slower) copying when it inlines, for comparison
   LOBA_ISOLATE     simulate: 1 plays chunks in a child process (a crash is reported, not
                    fatal), 0 never; default: only when a seat uses a plug-in policy
   NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
