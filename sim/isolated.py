@@ -204,6 +204,26 @@ def crash_message(job: ChunkJob, code: int | None, piece, run) -> str:
     return f"The simulation process crashed ({how}) {doing}{blame}{kept}."
 
 
+@contextlib.contextmanager
+def _ctrl_c_held():
+    """Hold a Ctrl-C that comes while a child is handed its start data, and yields the list
+    it is noted in. ``spawn`` writes that data through a pipe; a write cut short by
+    KeyboardInterrupt left the child printing multiprocessing's "EOFError: Ran out of input"
+    traceback (seen once in CI). Only the main thread receives signals (elsewhere, nothing
+    is changed)."""
+    import threading
+
+    taken: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield taken
+        return
+    old = signal.signal(signal.SIGINT, lambda signum, frame: taken.append(signum))
+    try:
+        yield taken
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 class _Child:
     def __init__(self, job: ChunkJob, threads: int | None):
         import multiprocessing as mp
@@ -217,9 +237,14 @@ class _Child:
             name="loba-chunks",
             daemon=True,
         )
-        with _deaf_child():
+        with _deaf_child(), _ctrl_c_held() as taken:
             self.proc.start()
         child_end.close()
+        if taken:  # Ctrl-C while the child was being started: it is stopped, and so are we
+            self.proc.kill()
+            self.proc.join(5)
+            self.conn.close()
+            raise KeyboardInterrupt
 
     def send(self, piece) -> None:
         with contextlib.suppress(OSError):  # a dead child is noticed by receive()

@@ -146,10 +146,6 @@ def test_ctrl_c_without_out_says_nothing_was_saved(tmp_path, reference):
         while not _children(proc.pid):  # the chunks' process is started: the run is under way
             assert proc.poll() is None and time.monotonic() < t
             time.sleep(0.02)
-        # let the child get past multiprocessing's own start-up: a Ctrl-C while the parent is
-        # still handing it its start data makes the child print multiprocessing's EOFError
-        # traceback (seen once in CI, 2026-12-02; an open gap, in the session's note)
-        time.sleep(1.0)
         os.killpg(proc.pid, signal.SIGINT)
     finally:
         _, err = _end(proc)
@@ -199,3 +195,29 @@ def test_a_bad_isolate_setting_is_one_sentence(capsys, monkeypatch, tmp_path):
     assert code == 2
     assert err.strip() == "Error: LOBA_ISOLATE must be 1, 0 or auto, not 'maybe'."
     assert not (tmp_path / "r").exists()
+
+
+def test_ctrl_c_while_the_chunks_process_starts_is_held_until_it_has_started(monkeypatch):
+    """A Ctrl-C taken while the parent hands the chunks' process its start data (spawn writes
+    it through a pipe) is held until the data is written, then stops both: cut short, the
+    write left the child printing multiprocessing's "EOFError: Ran out of input" traceback."""
+    from multiprocessing.context import SpawnProcess
+
+    from sim import isolated
+    from sim.runner import ChunkJob
+
+    real_start = SpawnProcess.start
+    started = []
+
+    def start_with_ctrl_c(self):
+        os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, just as the start begins
+        real_start(self)
+        started.append(self)
+
+    monkeypatch.setattr(SpawnProcess, "start", start_with_ctrl_c)
+    job = ChunkJob("loba:pagat", ("greedy",) * 4, ("greedy",) * 4, 1, 0, 8, 8, False, False)
+    with pytest.raises(KeyboardInterrupt):
+        isolated._Child(job, 1)
+    (proc,) = started  # the start ran to its end before the interrupt was raised ...
+    assert proc.exitcode == -signal.SIGKILL  # ... and the half-started child was stopped
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
