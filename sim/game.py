@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .jit import compile_aside, kernel_cached
+from .jit import compile_aside, compile_share, kernel_cached
 from .rules import RulesSpec
 from .schema import Table
 
@@ -89,6 +89,7 @@ class GameSpec:
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
     positions: Positions | None = None  # positions as files, if the game reads them
     precompile: str | None = None  # "module:function" compiling the engine (sim.jit.compile_aside)
+    share: str | None = None  # "module:function" compiling here what that child needs last
     builtin_column: bool = False  # the parameter matrix ends with each seat's Policy.builtin
 
     def __repr__(self) -> str:
@@ -116,6 +117,7 @@ class GameSpec:
         """The kernel's per-kind function tuples and the parameter matrix, padded to
         ``max_seats`` with copies of seat 0 (never called)."""
         self.compile_engine_aside()
+        compile_share(self.name, self.share)  # (cold cache only: while the child compiles)
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
         from .policies.api import compiled

@@ -13,6 +13,7 @@ place. Environment overrides:
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import inspect
@@ -113,7 +114,7 @@ class _NoLiteralDispatcher(CPUDispatcher):
         return a
 
     def compile(self, sig):
-        if _SIGNED:
+        if _SIGNED and not getattr(_signed_later, "on", False):
             compile_signed()
         return super().compile(sig)
 
@@ -257,6 +258,7 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
 
 # (dispatcher, signatures) given to :func:`jit`, not compiled yet
 _SIGNED: list[tuple[CPUDispatcher, list]] = []
+_signed_later = threading.local()  # .on inside compile_share: its functions call none of them
 
 
 def compile_signed() -> None:
@@ -361,6 +363,33 @@ def compile_aside(key: str, target: str, cached) -> bool:
     except OSError:
         return False
     return True
+
+
+def aside_running(key: str) -> bool:
+    """Whether this process started a child compiling ``key``'s engine that has not been
+    waited for and is still running (a cold cache: this process may share the work)."""
+    child = _aside.get(key)
+    return bool(child) and child.poll() is None
+
+
+def compile_share(key: str, target: str | None) -> None:
+    """While a child compiles ``key``'s engine (:func:`compile_aside`), compile here the
+    pieces of it that the child reaches last (``target``, ``"module:function"``), so that it
+    loads them from the cache instead. They must call no function given signatures
+    (:func:`compile_signed` runs after them here, the child needing those first; one that
+    does fails to compile here). Best effort: anything that fails here is compiled by the
+    child itself."""
+    if not target or not aside_running(key):
+        return
+    import importlib
+
+    mod, _, fn = target.partition(":")
+    _signed_later.on = True  # first the share (the child needs it soon), then the signatures
+    try:
+        with contextlib.suppress(Exception):
+            getattr(importlib.import_module(mod), fn)()
+    finally:
+        _signed_later.on = False
 
 
 def wait_aside(key: str) -> None:

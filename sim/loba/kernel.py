@@ -35,6 +35,7 @@ SR.SIZE], ``rounds_out`` int32[count or 1, max_rounds or 0, MAX_SEATS, RR.SIZE].
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..events import NO_TRACE
@@ -42,7 +43,18 @@ from ..jit import jit, wait_aside
 from ..policies.api import addon_slot, compiled, decision
 from ..rng import seed_game
 from .api import DECIDE_SIG
-from .engine import copy_state, new_bufs, new_state, play_turns, start_game, step
+from .engine import (
+    copy_state,
+    deal_round,
+    end_round,
+    keep_placeable,
+    new_bufs,
+    new_state,
+    play_turns,
+    settle,
+    start_game,
+    step,
+)
 from .layout import GR, MAX_CARDS, MAX_SEATS, PH, RR, SR, ST, G, S, SeatFns
 from .rules import RULE
 from .rules import SPEC as RULES
@@ -182,6 +194,33 @@ def precompile() -> None:
     R = RULES.make().to_array()
     params = np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
     call(OP_START, new_state(), R, fns, params, new_bufs(R), a=2, c=0)
+
+
+def share_calls() -> list[tuple]:
+    """``(function, arguments)`` of :func:`compile_share`, in the order the child needs them
+    (none calls a function given signatures, such as greedy's ``going_out``)."""
+    f = compiled(_stand_in, DECIDE_SIG)
+    fns = SeatFns(*(((f,) * MAX_SEATS) for _ in SeatFns._fields))
+    R = RULES.make().to_array()
+    params = np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
+    st, bufs = new_state(), new_bufs(R)
+    return [
+        (keep_placeable, (st, R, 0, 0, bufs.acts, 0, bufs)),
+        (end_round, (st, R, 0, NO_TRACE)),
+        (settle, (st, R, fns, params, bufs, NO_ROWS, NO_TRACE)),
+        (deal_round, (st, R, NO_DECKS[0], 0, NO_TRACE)),
+        (copy_state, (st, st)),
+    ]
+
+
+def compile_share() -> None:
+    """Compile the parts of :func:`drive` that :func:`precompile`, in a child process,
+    reaches last: the take rule's filter of plays, the end of a round, its settlement, the
+    deal and the state copy, typed exactly as ``drive`` calls them, so the child loads them
+    from the cache (the parent runs this while the child compiles the turn:
+    :func:`sim.jit.compile_share`; ``tests/test_jit_inline.py`` checks the types agree)."""
+    for fn, args in share_calls():
+        fn.compile(tuple(fn._erase(i, numba.typeof(a)) for i, a in enumerate(args)))
 
 
 def call(op, st, R, fns, params, bufs, *, decks=NO_DECKS, rows=NO_ROWS, tr=NO_TRACE,

@@ -52,5 +52,6 @@ SPEC = GameSpec(
     tools={"check_meld": check_meld},
     positions=Positions(load_position, moves, moves_text, replay_position),
     precompile="sim.loba.kernel:precompile",
+    share="sim.loba.kernel:compile_share",
     builtin_column=True,
 )
