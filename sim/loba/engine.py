@@ -1,10 +1,9 @@
 """The Loba de Menos state machine: deal, turns, round scoring, elimination, rebuys, the pot.
 
 One function per phase: :func:`deal_round` ([A5]-[A8]), :func:`play_turn` ([A9]-[A14],
-[A20]-[A26]), :func:`score_round` ([A27]-[A28]), :func:`settle_round` ([A29]-[A33]);
-:func:`step` makes one transition and ``sim.loba.kernel.play_game`` runs them to the end of
-a game. All of them work on a :class:`State` (sim.loba.layout), so a game can be copied at
-any point and played on.
+[A20]-[A26]), :func:`score_round` ([A27]-[A28]), :func:`settle_round` ([A29]-[A33]); and
+:func:`play_game` runs them to the end of a game. All of them work on a :class:`State`
+(sim.loba.layout), so a game can be copied at any point and played on.
 
 Policies are called through one tuple of first-class functions per decision kind (draw, play,
 discard) and one for the rebuy rule (one entry per seat), all of signature
@@ -1010,7 +1009,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
     return g[G.PHASE]
 
 
-@kernel(inline="always")
+@kernel
 def step(st, R, fns, params, decks, rounds_rows, bufs, tr):
     """Advance the game by one transition: PH.DEAL deals, PH.TURN plays one turn (and scores
     the round if it ends), PH.SETTLE settles the round (rebuys, elimination, game end).
@@ -1018,20 +1017,7 @@ def step(st, R, fns, params, decks, rounds_rows, bufs, tr):
     ``decks[r]`` (top first), when ``r < len(decks)`` and the row starts with a card >= 0,
     is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
     round's per-seat record when it has room. Returns the new phase (PH_*).
-
-    Inlined where it is called, so that :func:`play_turns` and :func:`between_turns` are
-    separate functions that do not link each other: on a cold cache the second compiles in
-    the parent process while a child compiles the first (``sim.loba.kernel.compile_share``),
-    and the turn is not optimised again inside the deal and settlement.
     """
-    if st.g[G.PHASE] == PH.TURN:
-        return play_turns(st, R, fns, params, bufs, tr, 1)
-    return between_turns(st, R, fns, params, decks, rounds_rows, bufs, tr)
-
-
-@kernel
-def between_turns(st, R, fns, params, decks, rounds_rows, bufs, tr):
-    """:func:`step` in any phase but PH.TURN: PH.DEAL deals, PH.SETTLE settles."""
     g = st.g
     s = st.s
     phase = g[G.PHASE]
@@ -1053,6 +1039,35 @@ def between_turns(st, R, fns, params, decks, rounds_rows, bufs, tr):
         g[G.VOID_REASON] = VOID.NONE
         g[G.PHASE] = PH.TURN
         return PH.TURN
+    if phase == PH.TURN:
+        return play_turns(st, R, fns, params, bufs, tr, 1)
     if phase == PH.SETTLE:
         settle(st, R, fns, params, bufs, rounds_rows, tr)
     return g[G.PHASE]
+
+
+@kernel
+def play_game(st, R, fns, params, decks, rounds_rows, bufs, tr):
+    """Run :func:`step` until the game is over (a round's turns in one :func:`play_turns`)."""
+    while st.g[G.PHASE] != PH.DONE:
+        if st.g[G.PHASE] == PH.TURN:
+            play_turns(
+                st,
+                R,
+                fns,
+                params,
+                bufs,
+                tr,
+                R[RULE.MAX_TURNS_PER_ROUND] + 1,
+            )
+        else:
+            step(
+                st,
+                R,
+                fns,
+                params,
+                decks,
+                rounds_rows,
+                bufs,
+                tr,
+            )

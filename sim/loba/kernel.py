@@ -44,13 +44,14 @@ from ..policies.api import addon_slot, compiled, decision
 from ..rng import seed_game
 from .api import DECIDE_SIG
 from .engine import (
-    between_turns,
     copy_state,
+    deal_round,
     end_round,
     keep_placeable,
     new_bufs,
     new_state,
     play_turns,
+    settle,
     start_game,
     step,
 )
@@ -206,18 +207,18 @@ def share_calls() -> list[tuple]:
     return [
         (keep_placeable, (st, R, 0, 0, bufs.acts, 0, bufs)),
         (end_round, (st, R, 0, NO_TRACE)),
-        (between_turns, (st, R, fns, params, NO_DECKS, NO_ROWS, bufs, NO_TRACE)),
+        (settle, (st, R, fns, params, bufs, NO_ROWS, NO_TRACE)),
+        (deal_round, (st, R, NO_DECKS[0], 0, NO_TRACE)),
         (copy_state, (st, st)),
     ]
 
 
 def compile_share() -> None:
     """Compile the parts of :func:`drive` that :func:`precompile`, in a child process,
-    reaches last: the take rule's filter of plays, the end of a round, the deal and the
-    settlement (:func:`~.engine.between_turns`) and the state copy, typed exactly as
-    ``drive`` calls them, so the child loads them from the cache (the parent runs this while
-    the child compiles the turn: :func:`sim.jit.compile_share`; ``tests/test_cold_compile.py``
-    checks the types agree)."""
+    reaches last: the take rule's filter of plays, the end of a round, its settlement, the
+    deal and the state copy, typed exactly as ``drive`` calls them, so the child loads them
+    from the cache (the parent runs this while the child compiles the turn:
+    :func:`sim.jit.compile_share`; ``tests/test_jit_inline.py`` checks the types agree)."""
     for fn, args in share_calls():
         fn.compile(tuple(fn._erase(i, numba.typeof(a)) for i, a in enumerate(args)))
 
