@@ -332,7 +332,9 @@ def kernel_cached(fn=None) -> bool:
 # process compiles the engine into the on-disk cache (with stand-in decision functions) while
 # this process compiles the seats' functions; the engine's first call then waits for the child
 # and loads its machine code. ``LOBA_COMPILE_ASIDE=0`` turns this off. A child that fails or
-# is slow costs nothing but the wait: this process then compiles the engine itself.
+# is slow costs nothing but the wait: this process then compiles the engine itself. Before
+# the seats' functions, this process compiles the parts of the engine the child reaches last
+# (:func:`compile_share`), which the child then loads from the cache.
 
 ASIDE = os.environ.get("LOBA_COMPILE_ASIDE", "1") != "0"
 ASIDE_WAIT = 900  # seconds the engine's first call waits for the child at most
