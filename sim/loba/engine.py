@@ -1,9 +1,10 @@
 """The Loba de Menos state machine: deal, turns, round scoring, elimination, rebuys, the pot.
 
 One function per phase: :func:`deal_round` ([A5]-[A8]), :func:`play_turn` ([A9]-[A14],
-[A20]-[A26]), :func:`score_round` ([A27]-[A28]), :func:`settle_round` ([A29]-[A33]); and
-:func:`play_game` runs them to the end of a game. All of them work on a :class:`State`
-(sim.loba.layout), so a game can be copied at any point and played on.
+[A20]-[A26]), :func:`score_round` ([A27]-[A28]), :func:`settle_round` ([A29]-[A33]);
+:func:`step` makes one transition (``sim.loba.kernel.play_game`` runs them to the end of a
+game). All of them work on a :class:`State` (sim.loba.layout), so a game can be copied at
+any point and played on.
 
 Policies are called through one tuple of first-class functions per decision kind (draw, play,
 discard) and one for the rebuy rule (one entry per seat), all of signature
@@ -1044,30 +1045,3 @@ def step(st, R, fns, params, decks, rounds_rows, bufs, tr):
     if phase == PH.SETTLE:
         settle(st, R, fns, params, bufs, rounds_rows, tr)
     return g[G.PHASE]
-
-
-@kernel
-def play_game(st, R, fns, params, decks, rounds_rows, bufs, tr):
-    """Run :func:`step` until the game is over (a round's turns in one :func:`play_turns`)."""
-    while st.g[G.PHASE] != PH.DONE:
-        if st.g[G.PHASE] == PH.TURN:
-            play_turns(
-                st,
-                R,
-                fns,
-                params,
-                bufs,
-                tr,
-                R[RULE.MAX_TURNS_PER_ROUND] + 1,
-            )
-        else:
-            step(
-                st,
-                R,
-                fns,
-                params,
-                decks,
-                rounds_rows,
-                bufs,
-                tr,
-            )
