@@ -21,7 +21,7 @@ from ..events import ev, ev_push, new_trace, tracing  # noqa: F401  (new_trace: 
 from ..jit import jit, kernel
 from ..rng import below, shuffle
 from .cards import rank_of, suit_of
-from .greedy import discard_choice, draw_choice, play_choice
+from .greedy import greedy_choice
 from .layout import (
     BUILTIN,
     DEC,
@@ -584,14 +584,7 @@ def keep_placeable(st, R, seat, c, acts, n, bufs):
 
 
 @kernel(inline="always")
-def no_copy(hand, melds, pub, acts, n):
-    """:func:`decide`'s ``own`` where the engine has no copy of the decision (the rebuy, which
-    belongs to the seat's add-on rule): never called."""
-    return 0
-
-
-@kernel(inline="always")
-def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop, own):
+def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
     """The one gate every decision passes: fill the public view, count the decision, hand the
     seat's function its sealed view (sim.loba.api), and check its answer.
 
@@ -605,9 +598,7 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop, own):
     where stopping is an option (``may_stop``: plays, where -1 stops).
 
     A seat whose policy the engine has its own copy of (:data:`BUILTIN`, in its parameter row
-    at ``PARAMS_W``: greedy) is answered by that copy, directly: ``own``, greedy's choice for
-    this decision (``sim.loba.greedy``), named by the caller so that only it is compiled
-    there (:func:`no_copy` where there is none); any other seat by
+    at ``PARAMS_W``: greedy) is answered by that copy, directly; any other seat by
     :func:`ask_seat`, out of line. Measured (docs/performance.md): four greedy seats about
     -10% per turn, other seats +3.5-6% (one more call). With the call through the table
     left inline here the turn loop kept little of the gain (-2%), with the view built inline
@@ -626,7 +617,7 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop, own):
         pub[PUB.MELDED] = st.s[seat, S.MELDED]
         pub[PUB.NMELDS] = st.g[G.NMELDS]
         nm = st.g[G.NMELDS]
-        return own(st.hands[seat, :N_IDS], st.melds[:nm], pub, acts[:n], n)
+        return greedy_choice(decision, st.hands[seat, :N_IDS], st.melds[:nm], pub, acts[:n], n)
     return ask_seat(fn_of[seat], st, R, seat, pub, params, acts, n, decision, may_stop)
 
 
@@ -682,9 +673,7 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
             if owed and n == 1:
                 k = 0
             else:
-                k = decide(
-                    fns.play, st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed, play_choice
-                )
+                k = decide(fns.play, st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
             if k < 0:
                 break
             do_play(st, seat, acts[k], R, tr)
@@ -707,9 +696,7 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
         n += 1
     k = 0
     if n > 1:
-        k = decide(
-            fns.discard, st, R, seat, bufs, params, acts, n, DEC.DISCARD, False, discard_choice
-        )
+        k = decide(fns.discard, st, R, seat, bufs, params, acts, n, DEC.DISCARD, False)
     cid = acts[k, 0]
     hand[cid] -= 1
     s[seat, S.HAND_N] -= 1
@@ -759,9 +746,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
             nopt += 1
         ch = 0
         if nopt > 1:
-            ch = decide(
-                fns.draw, st, R, seat, bufs, params, acts, nopt, DEC.DRAW, False, draw_choice
-            )
+            ch = decide(fns.draw, st, R, seat, bufs, params, acts, nopt, DEC.DRAW, False)
         if acts[ch, 0] == DRAW.DISCARD:
             drawn = top
             g[G.PILE_N] -= 1
@@ -841,7 +826,7 @@ def settle_round(st, R, fns, params, bufs, rstat, tr):
                 acts[0, 0] = 0
                 acts[1, 0] = 1
                 g[G.REBUY_SCORE] = target
-                yes = decide(fns.rebuy, st, R, q, bufs, params, acts, 2, DEC.REBUY, False, no_copy)
+                yes = decide(fns.rebuy, st, R, q, bufs, params, acts, 2, DEC.REBUY, False)
                 hist_add(st, HT.REBUY, q, 0, 0, yes, 0, s[q, S.REBUYS] + yes, 0, 0, 0)
             if yes == 1:
                 s[q, S.REBUYS] += 1

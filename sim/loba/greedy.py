@@ -3,9 +3,8 @@ the largest meld) and its discard (the card of highest penalty value that helps 
 
 The ``greedy`` policy (:mod:`sim.loba.policies`) is these functions behind the decision
 signature; the engine also calls them directly for a seat that plays greedy
-(:func:`draw_choice`, :data:`play_choice`, :func:`discard_choice`;
-:data:`sim.loba.layout.BUILTIN`), with the same arguments and the same answers, and mc's
-playouts and ``smart`` build on them.
+(:func:`greedy_choice`, :data:`sim.loba.layout.BUILTIN`), with the same arguments and the
+same answers, and mc's playouts and ``smart`` build on them.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from numba import types
 
 from ..jit import jit, kernel
 from .cards import rank_of, suit_of
-from .layout import DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
+from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
     apply_play,
     bit_index,
@@ -325,7 +324,17 @@ def discard_choice(hand, melds, pub, acts, n):
 # Greedy's answer to each decision among options ``acts[:n]`` (n >= 2), as its decision
 # functions give it; all take ``(hand, melds, pub, acts, n)``. Of the public view they read the
 # rules and, for a play, the seat, its meld flag and the table's meld count: the caller fills
-# those. The engine names the one it needs at each decision (``engine.decide``), so that only
-# that choice is compiled there (one function branching on the decision was compiled, and
-# typed, at every decision: four times).
+# those.
 play_choice = out_or_largest
+
+
+@kernel(inline="always")
+def greedy_choice(decision, hand, melds, pub, acts, n):
+    """Greedy's answer to ``decision`` (DEC.*): the engine's own greedy (``engine.decide``).
+    Naming the choice at each decision instead compiled the engine about 1-2 CPU s faster
+    but measured +1% per turn (docs/performance.md, ninth session)."""
+    if decision == DEC.DISCARD:
+        return best_discard(hand, pub, acts, n)
+    if decision == DEC.PLAY:
+        return out_or_largest(hand, melds, pub, acts, n)
+    return draw_choice(hand, melds, pub, acts, n)
