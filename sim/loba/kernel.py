@@ -218,7 +218,7 @@ def compile_share() -> None:
     reaches last: the take rule's filter of plays, the end of a round, its settlement, the
     deal and the state copy, typed exactly as ``drive`` calls them, so the child loads them
     from the cache (the parent runs this while the child compiles the turn:
-    :func:`sim.jit.compile_share`; ``tests/test_jit_inline.py`` checks the types agree)."""
+    :func:`sim.jit.compile_share`; ``tests/test_cold_compile.py`` checks the types agree)."""
     for fn, args in share_calls():
         fn.compile(tuple(fn._erase(i, numba.typeof(a)) for i, a in enumerate(args)))
 
