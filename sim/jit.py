@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 
 import numba
-from numba.core import types
+from numba.core import sigutils, types
 from numba.core.registry import CPUDispatcher
 
 warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
@@ -113,9 +113,25 @@ class _NoLiteralDispatcher(CPUDispatcher):
             return a.copy(readonly=True)
         return a
 
+    _sigs = None  # signatures given to :func:`jit`, until compiled (:meth:`compile_signed`)
+
+    def compile_signed(self) -> None:
+        """Compile this function for the signatures given to :func:`jit`, alone, and close it
+        to others (as Numba's eager compiling does, but when first needed)."""
+        sigs, self._sigs = self._sigs, None
+        if sigs is None:
+            return
+        _SIGNED.remove(self)
+        for sig in sigs:
+            super().compile(sig.args)
+        self.disable_compile()
+
     def compile(self, sig):
-        if _SIGNED and not getattr(_signed_later, "on", False):
-            compile_signed()
+        if self._sigs is not None:  # first needed (typed in a caller, or called from Python)
+            self.compile_signed()
+            args, _ = sigutils.normalize_signature(sig) if sig is not None else ((), None)
+            found = self.overloads.get(tuple(args))
+            return found.entry_point if found is not None else lambda *a: self(*a)
         return super().compile(sig)
 
     def get_call_template(self, args, kws):
@@ -225,10 +241,10 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
 
     Use bare (``@jit``), with a signature (``@jit(SIG)``, or a list of them) or with options
     (``@jit(parallel=True)``). A function given signatures is compiled for exactly those, and
-    closed to others, as Numba's eager compiling does, but not at import: just before the
-    first compile of the process (:func:`compile_signed`), so importing the package compiles
-    nothing, and a cold first run says what it is doing at once and starts compiling the
-    engine aside at once (measured: importing ``cli`` on a cold cache took 10-12 s).
+    closed to others, as Numba's eager compiling does, but not at import: when first needed
+    (:meth:`_NoLiteralDispatcher.compile_signed`), so importing the package compiles nothing
+    (measured: importing ``cli`` on a cold cache took 10-12 s when these compiled eagerly).
+    It is compiled with reference counting whoever needs it first (see :func:`compile_signed`).
 
     ``alloc=False`` marks a function that never allocates arrays: it is compiled without
     Numba's reference counting, whose atomic increments on every array argument otherwise
@@ -246,9 +262,12 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
     if args and not DISABLED:  # signatures: compiled before the process's first compile
         sigs = list(args[0]) if isinstance(args[0], (list, tuple)) else [args[0]]
 
+        opts["_nrt"] = True  # (said, not inherited from a caller compiled without it)
+
         def signed(fn):
             d = _no_literals(numba.njit(**opts)(fn), readonly)
-            _SIGNED.append((d, sigs))
+            d._sigs = sigs
+            _SIGNED.append(d)
             return d
 
         return signed
@@ -256,23 +275,29 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
     return lambda fn: _no_literals(deco(fn), readonly)
 
 
-# (dispatcher, signatures) given to :func:`jit`, not compiled yet
-_SIGNED: list[tuple[CPUDispatcher, list]] = []
-_signed_later = threading.local()  # .on inside compile_share: its functions call none of them
+# functions given signatures (:func:`jit`) not compiled yet
+_SIGNED: list[CPUDispatcher] = []
+
+
+def in_python(fn):
+    """The Python body of ``fn``, a compiled function that allocates (a blank game state):
+    called from Python, it then needs no compiling, so a cold first run compiles only what
+    the engine runs (measured: 1.5 s on its critical path). Compiled callers still call
+    ``fn``."""
+    return getattr(fn, "py_func", fn)
 
 
 def compile_signed() -> None:
     """Compile every function given signatures (:func:`jit`) that is not compiled yet, each
-    for its signatures alone. Runs before the first compile of a process (any project
-    dispatcher's ``compile``), from the top level: a function allocating arrays must not be
-    compiled first inside a caller compiled without reference counting (``alloc=False``),
-    whose typing context it would inherit ("Only accept returning of array passed into the
-    function as argument"); that is why these functions have signatures at all."""
+    for its signatures alone. Each also compiles by itself when first needed, typed in a
+    caller or called from Python; it says ``_nrt=True`` (reference counting), since these
+    functions allocate arrays, and a function that does not say it inherits the setting of
+    the caller it is first compiled in: inside a caller compiled without reference counting
+    (``alloc=False``) it would fail ("Only accept returning of array passed into the
+    function as argument"). Signatures keep one copy of each: its callers pass it arrays of
+    several layouts and writabilities."""
     while _SIGNED:
-        d, sigs = _SIGNED.pop(0)
-        for sig in sigs:
-            d.compile(sig.args)
-        d.disable_compile()
+        _SIGNED[0].compile_signed()
 
 
 def kernel(*args, **kwargs):
@@ -376,22 +401,16 @@ def aside_running(key: str) -> bool:
 
 def compile_share(key: str, target: str | None) -> None:
     """While a child compiles ``key``'s engine (:func:`compile_aside`), compile here the
-    pieces of it that the child reaches last (``target``, ``"module:function"``), so that it
-    loads them from the cache instead. They must call no function given signatures
-    (:func:`compile_signed` runs after them here, the child needing those first; one that
-    does fails to compile here). Best effort: anything that fails here is compiled by the
-    child itself."""
+    pieces of it that the child would compile itself only later (``target``,
+    ``"module:function"``), so that it loads them from the cache instead. Best effort:
+    anything that fails here is compiled by the child itself."""
     if not target or not aside_running(key):
         return
     import importlib
 
     mod, _, fn = target.partition(":")
-    _signed_later.on = True  # first the share (the child needs it soon), then the signatures
-    try:
-        with contextlib.suppress(Exception):
-            getattr(importlib.import_module(mod), fn)()
-    finally:
-        _signed_later.on = False
+    with contextlib.suppress(Exception):
+        getattr(importlib.import_module(mod), fn)()
 
 
 def wait_aside(key: str) -> None:

@@ -996,7 +996,7 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
 
 
 @kernel
-def step(st, R, fns, params, decks, rounds_rows, bufs, tr):
+def step(st, R, fns, params, decks, rounds_rows, bufs, tr, turns):
     """Advance the game by one transition: PH.DEAL deals, PH.TURN plays one turn (and scores
     the round if it ends), PH.SETTLE settles the round (rebuys, elimination, game end).
 
@@ -1026,7 +1026,7 @@ def step(st, R, fns, params, decks, rounds_rows, bufs, tr):
         g[G.PHASE] = PH.TURN
         return PH.TURN
     if phase == PH.TURN:
-        return play_turns(st, R, fns, params, bufs, tr, 1)
+        return turns(st, R, fns, params, bufs, tr, 1)
     if phase == PH.SETTLE:
         settle(st, R, fns, params, bufs, rounds_rows, tr)
     return g[G.PHASE]

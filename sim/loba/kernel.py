@@ -35,23 +35,23 @@ SR.SIZE], ``rounds_out`` int32[count or 1, max_rounds or 0, MAX_SEATS, RR.SIZE].
 
 from __future__ import annotations
 
+import functools
+from collections import namedtuple
+
 import numba
 import numpy as np
+from numba.core import types
 
 from ..events import NO_TRACE
-from ..jit import jit, wait_aside
-from ..policies.api import addon_slot, compiled, decision
+from ..jit import DISABLED, in_python, jit, wait_aside
+from ..policies.api import Handle, addon_slot, decision
 from ..rng import seed_game
 from .api import DECIDE_SIG
 from .engine import (
     copy_state,
-    deal_round,
-    end_round,
-    keep_placeable,
     new_bufs,
     new_state,
     play_turns,
-    settle,
     start_game,
     step,
 )
@@ -97,24 +97,24 @@ def write_records(st, games_row, seats_rows):
 
 
 @jit(inline="always")
-def play_game(st, R, fns, params, decks, rows, bufs, tr):
+def play_game(st, R, fns, params, decks, rows, bufs, tr, eng):
     """Step until the game is over (a round's turns in one :func:`~.engine.play_turns`)."""
     while st.g[G.PHASE] != PH.DONE:
         if st.g[G.PHASE] == PH.TURN:
-            play_turns(st, R, fns, params, bufs, tr, R[RULE.MAX_TURNS_PER_ROUND] + 1)
+            eng.turns(st, R, fns, params, bufs, tr, R[RULE.MAX_TURNS_PER_ROUND] + 1)
         else:
-            step(st, R, fns, params, decks, rows, bufs, tr)
+            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
 
 
 @jit(inline="always")
-def advance(st, R, fns, params, decks, rows, bufs, tr, mode, elim):
+def advance(st, R, fns, params, decks, rows, bufs, tr, eng, mode, elim):
     """Step the game until the ``mode`` condition (ADV_*) holds; returns the phase."""
     g = st.g
     if mode == ADV_ROUND:
         if g[G.PHASE] == PH.DEAL:
-            step(st, R, fns, params, decks, rows, bufs, tr)
+            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
         while g[G.PHASE] == PH.TURN or g[G.PHASE] == PH.SETTLE:
-            step(st, R, fns, params, decks, rows, bufs, tr)
+            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
         return g[G.PHASE]
     while g[G.PHASE] != PH.DONE:
         if g[G.PHASE] == PH.SETTLE:
@@ -124,13 +124,13 @@ def advance(st, R, fns, params, decks, rows, bufs, tr, mode, elim):
                 for q in range(g[G.NP]):
                     if st.s[q, S.STATUS] == ST.ACTIVE and st.s[q, S.SCORE] >= elim:
                         return g[G.PHASE]
-        step(st, R, fns, params, decks, rows, bufs, tr)
+        eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
     return g[G.PHASE]
 
 
 @jit(inline="always")
 def play_branches(
-    st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, scratch, q, seed, base, out
+    st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, eng, scratch, q, seed, base, out
 ):
     """For k in range(len(out)): fork ``st`` (waiting at PH.SETTLE) twice, reseed both copies
     with the streams of game ``(seed, base + k)``, settle the round with rebuy tables ``r_yes``
@@ -143,15 +143,15 @@ def play_branches(
         for b in range(2):
             copy_state(st, scratch)
             seed_game(scratch.rng, seed, base + k)
-            step(scratch, R, yes if b == 0 else no, params, decks, rows, bufs, tr)
-            play_game(scratch, R, fns, params, decks, rows, bufs, tr)
+            eng.step(scratch, R, yes if b == 0 else no, params, decks, rows, bufs, tr, eng.turns)
+            play_game(scratch, R, fns, params, decks, rows, bufs, tr, eng)
             out[k, b] = scratch.s[q, S.WON] - scratch.s[q, S.PAID]
             out[k, 2 + b] = 1 if scratch.g[G.WINNER] == q else 0
 
 
 @jit
 def drive(
-    op, st, R, fns, params, decks, rows, bufs, tr, scratch, r_yes, r_no, a, b, c, u, out,
+    op, st, R, fns, params, decks, rows, bufs, tr, eng, scratch, r_yes, r_no, a, b, c, u, out,
     games_out, seats_out, rounds_out,
 ):  # fmt: skip
     """Run operation ``op`` (OP_*, see the module docstring); returns the game's phase."""
@@ -160,21 +160,23 @@ def drive(
         for i in range(c):
             seed_game(st.rng, u, b + i)
             start_game(st, R, a, -1)
-            play_game(st, R, fns, params, decks, rounds_out[i if record else 0], bufs, tr)
+            play_game(st, R, fns, params, decks, rounds_out[i if record else 0], bufs, tr, eng)
             write_records(st, games_out[i], seats_out[i])
     elif op == OP_START:
         seed_game(st.rng, u, b)
         start_game(st, R, a, c)
     elif op == OP_STEP:
-        step(st, R, fns, params, decks, rows, bufs, tr)
+        eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
     elif op == OP_ADVANCE:
-        advance(st, R, fns, params, decks, rows, bufs, tr, a, b)
+        advance(st, R, fns, params, decks, rows, bufs, tr, eng, a, b)
     elif op == OP_PLAY:
-        play_game(st, R, fns, params, decks, rows, bufs, tr)
+        play_game(st, R, fns, params, decks, rows, bufs, tr, eng)
     elif op == OP_COPY:
         copy_state(st, scratch)
     elif op == OP_BRANCHES:
-        play_branches(st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, scratch, a, u, c, out)
+        play_branches(
+            st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, eng, scratch, a, u, c, out
+        )
     return st.g[G.PHASE]
 
 
@@ -184,43 +186,88 @@ def _stand_in(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     return 0
 
 
-def precompile() -> None:
-    """Compile :func:`drive` into the on-disk cache with stand-in decision functions (the
-    engine is typed on the decision signature only, so every seating uses this code). Run in
-    a child process by :func:`sim.jit.compile_aside`, while the parent compiles the seats'
-    own functions."""
-    f = compiled(_stand_in, DECIDE_SIG)
-    fns = SeatFns(*(((f,) * MAX_SEATS) for _ in SeatFns._fields))
+Engine = namedtuple("Engine", ["turns", "step"])
+Engine.__doc__ = """:func:`~.engine.play_turns` and :func:`~.engine.step` handed to
+:func:`drive` as first-class functions (typed by their signatures, :func:`engine_sigs`), so
+that ``drive`` calls them at their addresses instead of linking them: the three compile
+apart (a cold cache splits them between two processes) and neither is optimised and compiled
+again inside its caller (docs/performance.md, "Compile time, tenth session")."""
+
+
+@functools.cache
+def engine_sigs() -> Engine:
+    """The signatures of :class:`Engine`'s functions: the types every command hands
+    :func:`drive` (``tests/test_cold_compile.py`` checks them against ``numba.typeof``)."""
     R = RULES.make().to_array()
-    params = np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
-    call(OP_START, new_state(), R, fns, params, new_bufs(R), a=2, c=0)
+    st = numba.typeof(in_python(new_state)())
+    bufs = numba.typeof(in_python(new_bufs)(R))
+    fns = types.NamedUniTuple(
+        types.UniTuple(types.FunctionType(DECIDE_SIG), MAX_SEATS), len(SeatFns._fields), SeatFns
+    )
+    head = (st, numba.typeof(R), fns, numba.typeof(_params()))
+    turns = types.int64(*head, bufs, numba.typeof(NO_TRACE), types.int64)
+    rest = (numba.typeof(NO_DECKS), numba.typeof(NO_ROWS), bufs, numba.typeof(NO_TRACE))
+    return Engine(turns, types.int64(*head, *rest, types.FunctionType(turns)))
+
+
+def drive_types() -> tuple:
+    """:func:`drive`'s argument types, as :func:`call` hands them over."""
+    sig = engine_sigs()
+    st, R, fns, params, decks, rows, bufs, tr, _ = sig.step.args
+    eng = types.NamedTuple([types.FunctionType(sig.turns), types.FunctionType(sig.step)], Engine)
+    i64 = types.int64
+    outs = (NO_OUT, NO_GAMES, NO_SEATS, NO_ROUNDS)
+    return (
+        i64, st, R, fns, params, decks, rows, bufs, tr, eng, st, fns.dtype, fns.dtype,
+        i64, i64, i64, types.uint64, *(numba.typeof(a) for a in outs),
+    )  # fmt: skip
+
+
+_ENGINE: list[Engine] = []  # this process's Engine of entry points (made at the first call)
+
+
+def engine() -> Engine:
+    """The :class:`Engine` :func:`call` hands :func:`drive` (compiled or loaded at first use)."""
+    if DISABLED:
+        return Engine(play_turns, step)
+    if not _ENGINE:
+        sig = engine_sigs()
+        _ENGINE.append(Engine(Handle(play_turns, sig.turns, close=False),
+                              Handle(step, sig.step, close=False)))  # fmt: skip
+    return _ENGINE[0]
+
+
+def _params() -> np.ndarray:
+    return np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
+
+
+def precompile() -> None:
+    """Compile the turn loop, :func:`~.engine.play_turns`, the largest piece of the engine,
+    into the on-disk cache. Run in a child process by :func:`sim.jit.compile_aside`, while
+    the parent compiles the rest (:func:`compile_share`) and the seats' own functions."""
+    play_turns.compile(engine_sigs().turns)  # (as the Handle asks: the cache key)
 
 
 def share_calls() -> list[tuple]:
-    """``(function, arguments)`` of :func:`compile_share`, in the order the child needs them
-    (none calls a function given signatures, such as greedy's ``going_out``)."""
-    f = compiled(_stand_in, DECIDE_SIG)
-    fns = SeatFns(*(((f,) * MAX_SEATS) for _ in SeatFns._fields))
-    R = RULES.make().to_array()
-    params = np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
-    st, bufs = new_state(), new_bufs(R)
+    """``(function, signature or argument types)`` of :func:`compile_share`, in order
+    (``None``: the function's own signatures). Each is typed as it is asked for later: Numba
+    keys its disk cache by what ``compile`` is given."""
     return [
-        (keep_placeable, (st, R, 0, 0, bufs.acts, 0, bufs)),
-        (end_round, (st, R, 0, NO_TRACE)),
-        (settle, (st, R, fns, params, bufs, NO_ROWS, NO_TRACE)),
-        (deal_round, (st, R, NO_DECKS[0], 0, NO_TRACE)),
-        (copy_state, (st, st)),
+        (step, engine_sigs().step),  # (with its return type, as the Handle asks)
+        (drive, drive_types()),
     ]
 
 
 def compile_share() -> None:
-    """Compile the parts of :func:`drive` that :func:`precompile`, in a child process,
-    reaches last: the take rule's filter of plays, the end of a round, its settlement, the
-    deal and the state copy, typed exactly as ``drive`` calls them, so the child loads them
-    from the cache (the parent runs this while the child compiles the turn:
-    :func:`sim.jit.compile_share`; ``tests/test_cold_compile.py`` checks the types agree)."""
-    for fn, args in share_calls():
-        fn.compile(tuple(fn._erase(i, numba.typeof(a)) for i, a in enumerate(args)))
+    """Compile the engine but its turn loop (the child compiles that, :func:`precompile`):
+    :func:`~.engine.step` (the deal and the settlement) and :func:`drive`, typed exactly as
+    :func:`call` hands them over (:func:`sim.jit.compile_share`; ``tests/test_cold_compile.py``
+    checks the types agree)."""
+    for fn, argtypes in share_calls():
+        if argtypes is None:
+            fn.compile_signed()
+        else:
+            fn.compile(argtypes)
 
 
 def call(op, st, R, fns, params, bufs, *, decks=NO_DECKS, rows=NO_ROWS, tr=NO_TRACE,
@@ -231,7 +278,8 @@ def call(op, st, R, fns, params, bufs, *, decks=NO_DECKS, rows=NO_ROWS, tr=NO_TR
     wait_aside("loba")
     return int(
         drive(
-            op, st, R, fns, params, decks, rows, bufs, tr, st if scratch is None else scratch,
+            op, st, R, fns, params, decks, rows, bufs, tr, engine(),
+            st if scratch is None else scratch,
             fns.rebuy if r_yes is None else r_yes, fns.rebuy if r_no is None else r_no,
             int(a), int(b), int(c), np.uint64(u), out, games_out, seats_out, rounds_out,
         )
@@ -240,8 +288,8 @@ def call(op, st, R, fns, params, bufs, *, decks=NO_DECKS, rows=NO_ROWS, tr=NO_TR
 
 def run_games(R, n_players, seed, start, count, fns, params, games_out, seats_out, rounds_out):
     """Play games ``start .. start+count-1`` of run ``seed`` into the ``*_out`` rows."""
-    st = new_state()
+    st = in_python(new_state)()
     call(
-        OP_RUN, st, R, fns, params, new_bufs(R), a=n_players, b=start, c=count, u=seed,
+        OP_RUN, st, R, fns, params, in_python(new_bufs)(R), a=n_players, b=start, c=count, u=seed,
         games_out=games_out, seats_out=seats_out, rounds_out=rounds_out,
     )  # fmt: skip

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..events import NO_TRACE, recorded
-from ..jit import DISABLED
+from ..jit import DISABLED, in_python
 from ..rules import RuleSet
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
@@ -119,9 +119,9 @@ class Game:
         self.rounds_rows = np.zeros((cap, MAX_SEATS, RR.SIZE), dtype=np.int32)
         self.seed = int(seed)
         self.index = int(index)
-        self.st = new_state()
+        self.st = in_python(new_state)()
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
-        self.bufs = new_bufs(self.R)
+        self.bufs = in_python(new_bufs)(self.R)
         self.tr = new_trace(cap, cap * 4) if cap > 0 else NO_TRACE
         self._call(OP_START, a=self.n, b=index, c=first_dealer, u=self.seed)
         self.first_dealer = int(self.st.g[G.DEALER])
@@ -174,10 +174,10 @@ class Game:
         """An independent copy of this game, at this exact point (same random stream)."""
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
-        other.st = new_state()
+        other.st = in_python(new_state)()
         self._call(OP_COPY, scratch=other.st)
         other.rounds_rows = self.rounds_rows.copy()
-        other.bufs = new_bufs(self.R)
+        other.bufs = in_python(new_bufs)(self.R)
         other.tr = NO_TRACE
         return other
 
@@ -238,7 +238,8 @@ class Game:
         r_yes = tuple(rebuy_always if i == seat else r[i] for i in range(len(r)))
         r_no = tuple(rebuy_never if i == seat else r[i] for i in range(len(r)))
         out = np.zeros((int(reps), 4), dtype=np.int64)
-        self._call(OP_BRANCHES, rows=NO_ROWS, tr=NO_TRACE, scratch=new_state(), r_yes=r_yes,
+        scratch = in_python(new_state)()
+        self._call(OP_BRANCHES, rows=NO_ROWS, tr=NO_TRACE, scratch=scratch, r_yes=r_yes,
                    r_no=r_no, a=seat, c=base, u=seed, out=out)  # fmt: skip
         return out
 

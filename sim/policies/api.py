@@ -88,10 +88,11 @@ class Handle(types.WrapperAddressProtocol):
     __slots__ = ("fn", "_addr", "_sig")
     _types: dict = {}
 
-    def __init__(self, fn, sig):
+    def __init__(self, fn, sig, close: bool = True):
         from numba.experimental.function_type import _get_wrapper_address
 
-        self.fn = compiled(fn, sig)  # kept alive: the address points into its code
+        # kept alive: the address points into its code (``close``: closed to other signatures)
+        self.fn = compiled(fn, sig) if close else fn
         self._sig = sig
         self._addr = _get_wrapper_address(self.fn, sig)
         if sig not in Handle._types:
