@@ -307,7 +307,7 @@ def kernel(*args, **kwargs):
     return jit(*args, alloc=False, **kwargs)
 
 
-def _index_files(fn, depth: int = 3) -> list[str]:
+def _index_files(fn, depth: int = 4) -> list[str]:
     """The Numba index files of ``fn`` (a dispatcher) or of the dispatchers a plain Python
     entry function (a game's ``play_batch``) calls by name, looking through plain functions
     it calls in turn (``depth`` levels); empty when none is known."""
@@ -351,15 +351,15 @@ def kernel_cached(fn=None) -> bool:
 
 
 # ---------------------------------------------------------------- compiling on two cores
-# A cold first run compiles two independent things: the seats' decision functions and the
-# game's engine (typed on the decision signature only, never on the functions themselves).
-# Numba compiles on one thread per process, so on a machine with two or more cores a child
-# process compiles the engine into the on-disk cache (with stand-in decision functions) while
-# this process compiles the seats' functions; the engine's first call then waits for the child
-# and loads its machine code. ``LOBA_COMPILE_ASIDE=0`` turns this off. A child that fails or
-# is slow costs nothing but the wait: this process then compiles the engine itself. Before
-# the seats' functions, this process compiles the parts of the engine the child reaches last
-# (:func:`compile_share`), which the child then loads from the cache.
+# A cold first run compiles independent things: the seats' decision functions and the pieces
+# of the game's engine (typed on the decision signature only, never on the functions
+# themselves). Numba compiles on one thread per process, so on a machine with two or more
+# cores a child process compiles the engine's largest piece into the on-disk cache while this
+# process compiles the rest of the engine (:func:`compile_share`) and the seats' functions;
+# the engine's first call then waits for the child and loads its machine code. Each process
+# loads from the cache what the other finished first. ``LOBA_COMPILE_ASIDE=0`` turns this off.
+# A child that fails or is slow costs nothing but the wait: this process then compiles the
+# piece itself.
 
 ASIDE = os.environ.get("LOBA_COMPILE_ASIDE", "1") != "0"
 ASIDE_WAIT = 900  # seconds the engine's first call waits for the child at most

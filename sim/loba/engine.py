@@ -1002,7 +1002,9 @@ def step(st, R, fns, params, decks, rounds_rows, bufs, tr, turns):
 
     ``decks[r]`` (top first), when ``r < len(decks)`` and the row starts with a card >= 0,
     is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
-    round's per-seat record when it has room. Returns the new phase (PH_*).
+    round's per-seat record when it has room. ``turns``: :func:`play_turns`, handed over as a
+    first-class function (:class:`sim.loba.kernel.Engine`: the two compile apart). Returns the
+    new phase (PH_*).
     """
     g = st.g
     s = st.s

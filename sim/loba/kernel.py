@@ -6,7 +6,10 @@ game handle passes its own records), so the first command compiles the engine on
 later command (simulate, replay, rebuy-value, bench, positions) loads that machine code from
 the on-disk cache. Each compiled function also links and optimises everything below it, so the
 loops of a batch, of a game handle and of the rebuy experiment live here, in one function, not
-in a chain of small ones (measured: docs/performance.md "Compile time").
+in a chain of small ones (measured: docs/performance.md "Compile time"). The two large pieces
+below it, the turn loop and the step, it calls through their addresses (an :class:`Engine`
+of first-class functions), so that the three compile apart: in two processes on a cold cache,
+and neither again inside its caller (docs/performance.md "Compile time, tenth session").
 
 Operations (``op``), with what they read of the scalar arguments ``a``, ``b``, ``c``, ``u``:
 
@@ -58,6 +61,11 @@ from .engine import (
 from .layout import GR, MAX_CARDS, MAX_SEATS, PH, RR, SR, ST, G, S, SeatFns
 from .rules import RULE
 from .rules import SPEC as RULES
+
+# new_state and new_bufs for callers in Python: nothing to compile (compiled callers, such as
+# the search policy's, call those)
+blank_state = in_python(new_state)
+blank_bufs = in_python(new_bufs)
 
 OP_RUN, OP_START, OP_STEP, OP_ADVANCE, OP_PLAY, OP_COPY, OP_BRANCHES = range(7)
 
@@ -199,8 +207,8 @@ def engine_sigs() -> Engine:
     """The signatures of :class:`Engine`'s functions: the types every command hands
     :func:`drive` (``tests/test_cold_compile.py`` checks them against ``numba.typeof``)."""
     R = RULES.make().to_array()
-    st = numba.typeof(in_python(new_state)())
-    bufs = numba.typeof(in_python(new_bufs)(R))
+    st = numba.typeof(blank_state())
+    bufs = numba.typeof(blank_bufs(R))
     fns = types.NamedUniTuple(
         types.UniTuple(types.FunctionType(DECIDE_SIG), MAX_SEATS), len(SeatFns._fields), SeatFns
     )
@@ -288,8 +296,8 @@ def call(op, st, R, fns, params, bufs, *, decks=NO_DECKS, rows=NO_ROWS, tr=NO_TR
 
 def run_games(R, n_players, seed, start, count, fns, params, games_out, seats_out, rounds_out):
     """Play games ``start .. start+count-1`` of run ``seed`` into the ``*_out`` rows."""
-    st = in_python(new_state)()
+    st = blank_state()
     call(
-        OP_RUN, st, R, fns, params, in_python(new_bufs)(R), a=n_players, b=start, c=count, u=seed,
+        OP_RUN, st, R, fns, params, blank_bufs(R), a=n_players, b=start, c=count, u=seed,
         games_out=games_out, seats_out=seats_out, rounds_out=rounds_out,
     )  # fmt: skip

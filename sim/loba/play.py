@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..events import NO_TRACE, recorded
-from ..jit import DISABLED, in_python
+from ..jit import DISABLED
 from ..rules import RuleSet
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
-from .engine import new_bufs, new_state, new_trace
+from .engine import new_trace
 from .kernel import (
     ADV_BUST,
     ADV_ROUND,
@@ -32,6 +32,8 @@ from .kernel import (
     OP_PLAY,
     OP_START,
     OP_STEP,
+    blank_bufs,
+    blank_state,
     call,
 )
 from .layout import MAX_CARDS, MAX_SEATS, MELD, N_IDS, PH, RR, ST, G, M, S, SeatFns
@@ -119,9 +121,9 @@ class Game:
         self.rounds_rows = np.zeros((cap, MAX_SEATS, RR.SIZE), dtype=np.int32)
         self.seed = int(seed)
         self.index = int(index)
-        self.st = in_python(new_state)()
+        self.st = blank_state()
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
-        self.bufs = in_python(new_bufs)(self.R)
+        self.bufs = blank_bufs(self.R)
         self.tr = new_trace(cap, cap * 4) if cap > 0 else NO_TRACE
         self._call(OP_START, a=self.n, b=index, c=first_dealer, u=self.seed)
         self.first_dealer = int(self.st.g[G.DEALER])
@@ -174,10 +176,10 @@ class Game:
         """An independent copy of this game, at this exact point (same random stream)."""
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
-        other.st = in_python(new_state)()
+        other.st = blank_state()
         self._call(OP_COPY, scratch=other.st)
         other.rounds_rows = self.rounds_rows.copy()
-        other.bufs = in_python(new_bufs)(self.R)
+        other.bufs = blank_bufs(self.R)
         other.tr = NO_TRACE
         return other
 
@@ -238,7 +240,7 @@ class Game:
         r_yes = tuple(rebuy_always if i == seat else r[i] for i in range(len(r)))
         r_no = tuple(rebuy_never if i == seat else r[i] for i in range(len(r)))
         out = np.zeros((int(reps), 4), dtype=np.int64)
-        scratch = in_python(new_state)()
+        scratch = blank_state()
         self._call(OP_BRANCHES, rows=NO_ROWS, tr=NO_TRACE, scratch=scratch, r_yes=r_yes,
                    r_no=r_no, a=seat, c=base, u=seed, out=out)  # fmt: skip
         return out
