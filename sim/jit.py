@@ -135,7 +135,9 @@ class _NoLiteralDispatcher(CPUDispatcher):
         return super().compile(sig)
 
     def get_call_template(self, args, kws):
-        names = self._arg_names
+        names = getattr(self, "_arg_names", None)  # (a copy Numba rebuilt from a pickle
+        if names is None:  # has only what Numba gives it)
+            names = self._arg_names = list(inspect.signature(self.py_func).parameters)
         args = tuple(self._erase(i, a) for i, a in enumerate(args))
         kws = {k: self._erase(names.index(k) if k in names else -1, v) for k, v in kws.items()}
         return super().get_call_template(args, kws)

@@ -966,11 +966,13 @@ def settle(st, R, fns, params, bufs, rounds_rows, tr):
         g[G.PHASE] = PH.DEAL
 
 
-@kernel
-def play_turns(st, R, fns, params, bufs, tr, limit):
+@kernel(inline="always")
+def turn_loop(st, R, fns, params, bufs, tr, limit):
     """PH.TURN: play up to ``limit`` turns, fewer when the round ends (it is then scored,
-    [A27]-[A28]). Returns the phase. The turn loop lives here, with :func:`play_turn` inlined,
-    so that a batch pays one call per round instead of one per turn (measured: -15% per turn).
+    [A27]-[A28]). Returns the phase. The turn loop, with :func:`play_turn` inlined, so that a
+    batch pays one call per round instead of one per turn (measured: -15% per turn); compiled
+    as :func:`play_turns` (the engine's) and as the search policy's playout
+    (:func:`sim.loba.search.playout_turns`, typed on other functions).
     """
     g = st.g
     s = st.s
@@ -993,6 +995,14 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
         else:
             g[G.CUR] = next_seat(g, s, seat)
     return g[G.PHASE]
+
+
+@kernel
+def play_turns(st, R, fns, params, bufs, tr, limit):
+    """The engine's :func:`turn_loop` (its own function and cache entry: the search policy's
+    copy, typed on functions Numba pickles by value, would otherwise be read back with it in
+    every process)."""
+    return turn_loop(st, R, fns, params, bufs, tr, limit)
 
 
 @kernel

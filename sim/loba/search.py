@@ -12,7 +12,7 @@ thrown since stays in that opponent's hand. Nothing else is read: the policy nev
 game's own state (the engine hands it only the sealed view, :mod:`sim.loba.api`).
 
 Each candidate is then played in each world (the same worlds for every candidate: common random
-numbers) by the engine's own turn code (:func:`~sim.loba.engine.play_turns`) until the round
+numbers) by the engine's own turn code (:func:`~sim.loba.engine.turn_loop`) until the round
 ends: the opponents by ``greedy``, the mc seat by its fast policy (``greedy`` or ``smart``, the
 ``po_*`` functions of :mod:`sim.loba.policies`), its first decision answered with the candidate
 (:func:`forced`, through its memory in the world, so the world's engine regenerates the options
@@ -32,7 +32,7 @@ import numpy as np
 from ..events import new_trace
 from ..jit import jit, kernel
 from ..rng import below, next_u64, seed_stream
-from .engine import new_bufs, new_state, play_turns
+from .engine import new_bufs, new_state, turn_loop
 from .layout import (
     DEC,
     DRAW,
@@ -292,6 +292,13 @@ def round_value(st, me, opp):
     return opp * (tot / k if k > 0 else 0.0) - st.s[me, S.PENALTY]
 
 
+@kernel
+def playout_turns(st, R, fns, params, bufs, tr, limit):
+    """The engine's turn loop typed on the playout's functions (apart from the engine's own
+    :func:`~sim.loba.engine.play_turns`, whose cache it would otherwise share)."""
+    return turn_loop(st, R, fns, params, bufs, tr, limit)
+
+
 @jit(readonly=("hand", "melds", "pile", "pub", "hist", "cands", "stops", "own"))
 def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, opp, own, fns):
     """The index (< ``nc``) of the candidate chosen by :func:`pick` (``z``) from the values
@@ -329,7 +336,7 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
                 params[me, j] = own[j]
             for j in range(A.SIZE):
                 f[F_ROW + j] = cands[i, j]
-            play_turns(st, R, fns, params, bufs, tr, cap)
+            playout_turns(st, R, fns, params, bufs, tr, cap)
             vals[w, i] = round_value(st, me, opp)
             mem[MC_PLAYOUTS] += 1.0
             mem[MC_MISSES] += f[F_MISS] + (f[F_ON] > 0)  # not used at all: also a miss
