@@ -281,6 +281,52 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
 _SIGNED: list[CPUDispatcher] = []
 
 
+class _Entry(_NoLiteralDispatcher):
+    """A dispatcher handed from Python to compiled code as a first-class function on every
+    call (:func:`entry`); its addresses are kept (:func:`_entry_address`)."""
+
+    _addresses: dict
+
+
+def entry(d):
+    """Make ``d`` (a :func:`jit` dispatcher) cheap to hand from Python to compiled code as a
+    first-class function (:class:`_Entry`)."""
+    if isinstance(d, _NoLiteralDispatcher):
+        d.__class__ = _Entry
+        d._addresses = {}
+    return d
+
+
+def _entry_address(name: str):
+    """Numba's ``numba.experimental.function_type.<name>``, which Numba's unboxing of a
+    first-class function calls by name on every call, asking for the function's two
+    addresses (its C wrapper's and its own): about 25 us each, mostly spent hashing and
+    walking the signature's types (a quarter of a game handle's ``step``). An object with an
+    ``_addresses`` table (an :class:`_Entry`, a :class:`sim.policies.api.Handle`) keeps the
+    answers: Numba hands over the same signature object every time."""
+    import numba.experimental.function_type as fnt
+
+    get = getattr(fnt, name)
+
+    def address(func, sig):
+        table = getattr(func, "_addresses", None)
+        if table is None:
+            return get(func, sig)
+        key = (name, id(sig))
+        hit = table.get(key)
+        if hit is None or hit[0] is not sig:
+            hit = table[key] = (sig, get(func, sig))  # (sig kept: its id stays taken)
+        return hit[1]
+
+    address.__wrapped__ = get
+    setattr(fnt, name, address)
+
+
+if not DISABLED:
+    for _name in ("_get_wrapper_address", "_get_jit_address"):
+        _entry_address(_name)
+
+
 def in_python(fn):
     """The Python body of ``fn``, a compiled function that allocates (a blank game state):
     called from Python, it then needs no compiling, so a cold first run compiles only what

@@ -75,10 +75,13 @@ def test_the_engine_is_typed_as_every_command_calls_it():
     from sim.runner import simulate
 
     sig = kernel.engine_sigs()
-    handle = kernel.engine()
-    assert numba.typeof(handle.turns) == types.FunctionType(sig.turns)
-    assert numba.typeof(handle.step) == types.FunctionType(sig.step)
-    assert numba.typeof(handle) == kernel.drive_types()[9]
+    assert (
+        numba.typeof(kernel.engine())
+        == kernel.drive_types()[9]
+        == types.NamedTuple(
+            [types.FunctionType(sig.turns), types.FunctionType(sig.step)], kernel.Engine
+        )
+    )
     fns, _ = SPEC.fn_tables(parse_seats("greedy,hold", game=SPEC))
     assert numba.typeof(SeatFns(*fns)) == sig.turns.args[2]
     simulate("pagat", "greedy,hold,careful", games=3, seed=1)

@@ -133,3 +133,29 @@ def test_precompile_fills_the_cache_the_engine_then_loads():
     kernel.precompile()
     Game("pagat", "greedy,greedy", seed=1).play()
     assert len(kernel.drive.signatures) == 1
+
+
+def test_kept_addresses_are_numbas_answers():
+    """The engine's entries and the decision handles keep the two addresses Numba asks for on
+    every call (:func:`sim.jit._entry_address`): each the same as Numba's own answer (a C
+    wrapper's address taken for the function's own would crash the process)."""
+    import numba.experimental.function_type as fnt
+
+    from sim.loba.api import DECIDE_SIG
+    from sim.loba.policies import greedy_draw
+    from sim.policies.api import Handle
+
+    sig = kernel.engine_sigs()
+    eng = kernel.engine()
+    pairs = [
+        (eng.turns, sig.turns),
+        (eng.step, sig.step),
+        (Handle(greedy_draw, DECIDE_SIG), DECIDE_SIG),
+    ]
+    for name in ("_get_wrapper_address", "_get_jit_address"):
+        kept, numbas = getattr(fnt, name), getattr(fnt, name).__wrapped__
+        for f, s in pairs:
+            assert kept(f, s) == kept(f, s) == numbas(f, s), (name, f)
+    assert fnt._get_wrapper_address(eng.turns, sig.turns) != fnt._get_jit_address(
+        eng.turns, sig.turns
+    )

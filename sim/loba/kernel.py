@@ -44,10 +44,11 @@ from collections import namedtuple
 import numba
 import numpy as np
 from numba.core import types
+from numba.core.typing.typeof import typeof_impl
 
 from ..events import NO_TRACE
-from ..jit import DISABLED, in_python, jit, wait_aside
-from ..policies.api import Handle, addon_slot, decision
+from ..jit import DISABLED, entry, in_python, jit, wait_aside
+from ..policies.api import addon_slot, decision
 from ..rng import seed_game
 from .api import DECIDE_SIG
 from .engine import (
@@ -222,7 +223,7 @@ def drive_types() -> tuple:
     """:func:`drive`'s argument types, as :func:`call` hands them over."""
     sig = engine_sigs()
     st, R, fns, params, decks, rows, bufs, tr, _ = sig.step.args
-    eng = types.NamedTuple([types.FunctionType(sig.turns), types.FunctionType(sig.step)], Engine)
+    eng = _typeof_engine(ENGINE, None)
     i64 = types.int64
     outs = (NO_OUT, NO_GAMES, NO_SEATS, NO_ROUNDS)
     return (
@@ -231,18 +232,33 @@ def drive_types() -> tuple:
     )  # fmt: skip
 
 
-_ENGINE: list[Engine] = []  # this process's Engine of entry points (made at the first call)
+ENGINE = Engine(entry(play_turns), entry(step))  # what :func:`call` hands :func:`drive`
+_ready: list[bool] = []  # compiled (or loaded) for their signatures in this process
 
 
 def engine() -> Engine:
-    """The :class:`Engine` :func:`call` hands :func:`drive` (compiled or loaded at first use)."""
-    if DISABLED:
-        return Engine(play_turns, step)
-    if not _ENGINE:
+    """:data:`ENGINE`, its functions compiled or loaded for their signatures first."""
+    if not _ready and not DISABLED:
         sig = engine_sigs()
-        _ENGINE.append(Engine(Handle(play_turns, sig.turns, close=False),
-                              Handle(step, sig.step, close=False)))  # fmt: skip
-    return _ENGINE[0]
+        play_turns.compile(sig.turns)  # (the signature with its return type: the cache key)
+        step.compile(sig.step)
+        _ready.append(True)
+    return ENGINE
+
+
+@typeof_impl.register(Engine)
+def _typeof_engine(val, c):
+    """An :class:`Engine` of the two dispatchers is typed by their signatures, as first-class
+    functions (a dispatcher alone is typed as itself, so ``drive`` would link it). Numba then
+    unboxes each as its native entry point, through which exceptions (a seat's IndexError)
+    propagate, unlike a C wrapper's address (:class:`~sim.policies.api.Handle`)."""
+    return _engine_type()
+
+
+@functools.cache
+def _engine_type():
+    sig = engine_sigs()
+    return types.NamedTuple([types.FunctionType(sig.turns), types.FunctionType(sig.step)], Engine)
 
 
 def _params() -> np.ndarray:

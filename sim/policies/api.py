@@ -85,16 +85,16 @@ class Handle(types.WrapperAddressProtocol):
     per decision, so batches keep passing the dispatchers themselves.
     """
 
-    __slots__ = ("fn", "_addr", "_sig")
+    __slots__ = ("fn", "_addr", "_sig", "_addresses")
     _types: dict = {}
 
-    def __init__(self, fn, sig, close: bool = True):
+    def __init__(self, fn, sig):
         from numba.experimental.function_type import _get_wrapper_address
 
-        # kept alive: the address points into its code (``close``: closed to other signatures)
-        self.fn = compiled(fn, sig) if close else fn
+        self.fn = compiled(fn, sig)  # kept alive: the address points into its code
         self._sig = sig
         self._addr = _get_wrapper_address(self.fn, sig)
+        self._addresses = {}  # (Numba's per-call address look-ups, kept: sim.jit._entry_address)
         if sig not in Handle._types:
             Handle._types[sig] = types.FunctionType(sig)
 
