@@ -300,13 +300,13 @@ def cli():
     Moon. The rules the tool implements: docs/rules.md."""
 
 
-COMPILE_NOTICE = "compiling the game kernel (first run only, about a minute)..."
-COMPILE_NOTICE_NO_CACHE = "compiling the game kernel (about a minute; the kernel cache is off)..."
+COMPILE_NOTICE = "compiling the game kernel (first run only, about 20 s)..."
+COMPILE_NOTICE_NO_CACHE = "compiling the game kernel (about 30 s; the kernel cache is off)..."
 
 
 def _compile_notice(cached: bool, cache_on: bool = True, quiet: bool = False) -> str | None:
     """Say on stderr, in one plain line, that the kernel is about to compile (before it does):
-    a first run is otherwise 30 s of silence. Returns the line printed, if any."""
+    a first run is otherwise 20 s of silence. Returns the line printed, if any."""
     if cached or quiet:
         return None
     text = COMPILE_NOTICE if cache_on else COMPILE_NOTICE_NO_CACHE

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import shutil
 import statistics
 import subprocess
@@ -30,6 +31,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# each revision compiles here: a child compiling "sim.loba.kernel" would compile the working
+# tree's package, and the share of the compile the parent then takes would type that package
+os.environ["LOBA_COMPILE_ASIDE"] = "0"
 
 
 def extract(rev: str, dest: Path) -> str:

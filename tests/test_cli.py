@@ -296,7 +296,7 @@ def test_compile_notice_is_one_plain_line_on_stderr(capsys):
     assert cli._compile_notice(cached=False) == cli.COMPILE_NOTICE
     out = capsys.readouterr()
     assert out.out == "" and out.err == cli.COMPILE_NOTICE + "\n" and "\r" not in out.err
-    assert cli.COMPILE_NOTICE == "compiling the game kernel (first run only, about a minute)..."
+    assert cli.COMPILE_NOTICE == "compiling the game kernel (first run only, about 20 s)..."
     assert cli._compile_notice(cached=True) is None
     assert cli._compile_notice(cached=False, quiet=True) is None
     assert capsys.readouterr().err == ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..events import NO_TRACE, recorded
-from ..jit import DISABLED
+from ..jit import DISABLED, in_python
 from ..rules import RuleSet
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
@@ -124,7 +124,7 @@ class Game:
         self.st = blank_state()
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
         self.bufs = blank_bufs(self.R)
-        self.tr = new_trace(cap, cap * 4) if cap > 0 else NO_TRACE
+        self.tr = in_python(new_trace)(cap, cap * 4) if cap > 0 else NO_TRACE
         self._call(OP_START, a=self.n, b=index, c=first_dealer, u=self.seed)
         self.first_dealer = int(self.st.g[G.DEALER])
 
