@@ -261,7 +261,7 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
         opts["_nrt"] = False
     if args and callable(args[0]):
         return _no_literals(numba.njit(**opts)(args[0]), readonly)
-    if args and not DISABLED:  # signatures: compiled before the process's first compile
+    if args and not DISABLED:  # signatures: compiled for those alone, when first needed
         sigs = list(args[0]) if isinstance(args[0], (list, tuple)) else [args[0]]
 
         opts["_nrt"] = True  # (said, not inherited from a caller compiled without it)
@@ -342,8 +342,7 @@ def compile_signed() -> None:
     functions allocate arrays, and a function that does not say it inherits the setting of
     the caller it is first compiled in: inside a caller compiled without reference counting
     (``alloc=False``) it would fail ("Only accept returning of array passed into the
-    function as argument"). Signatures keep one copy of each: its callers pass it arrays of
-    several layouts and writabilities."""
+    function as argument")."""
     while _SIGNED:
         _SIGNED[0].compile_signed()
 
