@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .jit import compile_aside, compile_share, kernel_cached
+from .jit import compile_aside, compile_share, kernel_cached, tell_aside
 from .rules import RulesSpec
 from .schema import Table
 
@@ -88,7 +88,9 @@ class GameSpec:
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
     positions: Positions | None = None  # positions as files, if the game reads them
-    precompile: str | None = None  # "module:function" compiling the engine (sim.jit.compile_aside)
+    # "module:function" compiling the engine (sim.jit.compile_aside); it is then told, on its
+    # input, the run's seats of this game's own policies, to compile their functions as well
+    precompile: str | None = None
     share: str | None = None  # "module:function" compiling here what that child needs last
     builtin_column: bool = False  # the parameter matrix ends with each seat's Policy.builtin
 
@@ -116,30 +118,43 @@ class GameSpec:
     def fn_tables(self, seats) -> tuple[tuple, np.ndarray]:
         """The kernel's per-kind function tuples and the parameter matrix, padded to
         ``max_seats`` with copies of seat 0 (never called)."""
-        self.compile_engine_aside()
+        self.compile_engine_aside(seats)
         compile_share(self.name, self.share)  # (cold cache only: while the child compiles)
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
         from .policies.api import compiled
 
-        for f in {id(f): f for fs in per_seat for f in fs}.values():
+        for f in self.seat_functions(seats):
             compiled(f, self.signature)  # (the game's own policies compile here, first)
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))
         rows = [s.param_array() for s in pad]
         if self.builtin_column:  # (the registry's own policies only: a plug-in is called)
-            own = [self.policies.get(s.policy.name) is s.policy for s in pad]
+            own = [self.is_own(s) for s in pad]
             rows = [
                 np.append(r, s.policy.builtin if o else 0)
                 for r, s, o in zip(rows, pad, own, strict=True)
             ]
         return fns, np.ascontiguousarray(np.stack(rows))
 
-    def compile_engine_aside(self) -> None:
+    def seat_functions(self, seats) -> list:
+        """The seats' decision and add-on functions, each once, in the order
+        :meth:`fn_tables` compiles them."""
+        return list({id(f): f for s in seats for f in s.functions(self.decisions)}.values())
+
+    def is_own(self, seat) -> bool:
+        """Whether the seat's policy is this game's own (not a plug-in)."""
+        return self.policies.get(seat.policy.name) is seat.policy
+
+    def compile_engine_aside(self, seats=()) -> None:
         """On a cold cache, start compiling the engine in a child process
-        (:func:`sim.jit.compile_aside`), before the seats' own functions compile here (seat
-        parsing compiles them)."""
+        (:func:`sim.jit.compile_aside`; seat parsing starts it, before the seats are all
+        known), before the seats' own functions compile here. Given ``seats``, the child is
+        told those of this game's own policies (:func:`sim.jit.tell_aside`): once its part of
+        the engine is compiled, it compiles their functions too, from the last."""
         if self.precompile:
             compile_aside(self.name, self.precompile, lambda: kernel_cached(self.play_batch))
+            if seats:
+                tell_aside(self.name, tuple(s.label for s in seats if self.is_own(s)))
 
     def empty_outputs(self, count: int, detail_rows: int = 0) -> tuple[np.ndarray, ...]:
         """Zeroed record arrays for ``count`` games (detail: ``detail_rows`` per game, or none)."""

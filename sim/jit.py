@@ -430,13 +430,31 @@ def compile_aside(key: str, target: str, cached) -> bool:
     try:
         _aside[key] = subprocess.Popen(
             [sys.executable, "-c", code],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,  # (closed at once or by tell_aside: see there)
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
     except OSError:
         return False
     return True
+
+
+def tell_aside(key: str, lines: tuple[str, ...] = ()) -> None:
+    """Write ``lines`` to the standard input of ``key``'s child (:func:`compile_aside`), once,
+    and close it: the run's seats, which it compiles after its part of the engine (it reads
+    its input to the end; a closed input says there is nothing more). :func:`wait_aside`
+    closes it too, so a child never waits for input its parent will not send."""
+    _close_input(_aside.get(key), lines)
+
+
+def _close_input(child, lines: tuple[str, ...] = ()) -> None:
+    stdin = getattr(child, "stdin", None)
+    if stdin is None or stdin.closed:
+        return
+    with contextlib.suppress(OSError, ValueError):  # (a child that already ended)
+        stdin.write("".join(f"{line}\n" for line in lines).encode())
+    with contextlib.suppress(OSError, ValueError):
+        stdin.close()
 
 
 def aside_running(key: str) -> bool:
@@ -468,6 +486,8 @@ def wait_aside(key: str) -> None:
         return
     _aside[key] = False  # waited for once; never started again in this process
     import subprocess
+
+    _close_input(child)  # (nothing more to tell it)
 
     try:
         child.wait(ASIDE_WAIT)

@@ -6,6 +6,7 @@ again). docs/performance.md, "Compile time, ninth session" and "tenth session"."
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -93,3 +94,28 @@ def test_the_engine_is_typed_as_every_command_calls_it():
     if jit.CACHE:  # Numba keys its disk cache by what ``compile`` was given: one entry each
         for fn, _ in kernel.share_calls():
             assert len(fn._cache._cache_file._load_index()) == 1, fn  # Numba internals
+
+
+def test_the_child_compiles_the_seats_it_is_told_of():
+    """After its piece of the engine, the child compiles the seats' functions it is told of
+    (``kernel.aside`` reads their labels; the parent compiles them from the other end). In a
+    fresh process, so that nothing else compiled them first."""
+    code = (
+        "import json\n"
+        "from sim.loba import kernel\n"
+        "from sim.loba.spec import SPEC\n"
+        "from sim.policies import parse_seats\n"
+        "fns = SPEC.seat_functions(parse_seats('wary+rebuy=if_opponents', game=SPEC))\n"
+        "before = [len(f.signatures) for f in fns]\n"
+        "kernel.compile_seats(['wary+rebuy=if_opponents'])\n"
+        "kernel.compile_seats([])\n"
+        "after = [len(f.signatures) for f in fns]\n"
+        "print(json.dumps([before, after, [f._can_compile for f in fns]]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    before, after, open_ = json.loads(out.stdout)
+    k = len(SPEC.kinds)
+    assert (before, after, open_) == ([0] * k, [1] * k, [False] * k)

@@ -109,6 +109,30 @@ def test_compile_aside_runs_a_child_and_waits(tmp_path, monkeypatch):
     assert not jit.compile_aside("t", "aside_target:build", lambda: False)  # never again
 
 
+@pytest.mark.parametrize("told", [("greedy", "hold:patience=2+rebuy=never"), None])
+def test_the_child_is_told_the_seats_on_its_input(tmp_path, monkeypatch, told):
+    """The child reads the seats it is told to its input's end (``tell_aside``); told
+    nothing, its input is closed when the parent waits for it, so it never hangs."""
+    out = tmp_path / "told"
+    mod = tmp_path / "aside_reader.py"
+    mod.write_text(
+        "import pathlib, sys\n"
+        "def build():\n"
+        f"    pathlib.Path({str(out)!r}).write_text(sys.stdin.read())\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setattr(jit, "ASIDE", True)
+    monkeypatch.setattr(jit, "CACHE", True)
+    monkeypatch.setattr(jit, "_aside", {})
+    monkeypatch.setattr(jit.os, "cpu_count", lambda: 2)
+    assert jit.compile_aside("r", "aside_reader:build", lambda: False)
+    if told is not None:
+        jit.tell_aside("r", told)
+        jit.tell_aside("r", ("ignored",))  # once: its input is closed after the first
+    jit.wait_aside("r")
+    assert out.read_text().split() == list(told or ())
+
+
 def test_compile_aside_is_off_on_one_core_or_when_asked(monkeypatch):
     monkeypatch.setattr(jit, "_aside", {})
     monkeypatch.setattr(jit, "CACHE", True)

@@ -51,7 +51,7 @@ SPEC = GameSpec(
     handle=Game,
     tools={"check_meld": check_meld},
     positions=Positions(load_position, moves, moves_text, replay_position),
-    precompile="sim.loba.kernel:precompile",
+    precompile="sim.loba.kernel:aside",
     share="sim.loba.kernel:compile_share",
     builtin_column=True,
 )
