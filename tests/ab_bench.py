@@ -52,10 +52,28 @@ def extract(rev: str, dest: Path) -> str:
     return name
 
 
+def _own_names(name: str) -> None:
+    """Give the namedtuple classes of revision ``name`` (State, Scratch, Trace, SeatFns ...)
+    names of their own. Numba interns a first-class function type by the printed names of its
+    argument types, so two revisions' engines, whose entries take ``State(...)`` of different
+    classes, would otherwise share one function type and fail to type ("mismatch of argument
+    types: State(...) vs State(...)"). Only ``__name__`` changes: pickling finds a class by
+    ``__qualname__``."""
+    for mod_name, mod in list(sys.modules.items()):
+        if mod_name != name and not mod_name.startswith(name + "."):
+            continue
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields"):
+                if obj.__module__.startswith(name) and not obj.__name__.endswith(name):
+                    obj.__name__ = f"{obj.__name__}_{name}"
+
+
 def _engine(name: str, seats: str):
     """(run(start, count) -> games record array, the turns column) of one revision's engine,
     before or after the game protocol (sim.games)."""
     runner = importlib.import_module(name + ".runner")
+    importlib.import_module(name + ".loba.kernel")  # (every module with its namedtuples)
+    _own_names(name)
     policies = importlib.import_module(name + ".policies")
     runner.set_threads(1)  # numba threads in older revisions, kernel threads in newer
     n = len(seats.split(","))
