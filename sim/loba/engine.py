@@ -21,7 +21,7 @@ from ..events import ev, ev_push, new_trace, tracing  # noqa: F401  (new_trace: 
 from ..jit import jit, kernel
 from ..rng import below, shuffle
 from .cards import rank_of, suit_of
-from .greedy import greedy_choice
+from .greedy import discard_natural, greedy_choice
 from .layout import (
     BUILTIN,
     DEC,
@@ -606,11 +606,8 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
     the same games as the functions."""
     pub = bufs.pub
     st.g[G.DECISIONS] += 1
-    if (
-        decision != DEC.REBUY  # (the rebuy is the seat's add-on rule, not its policy)
-        and params.shape[1] > PARAMS_W
-        and params[seat, PARAMS_W] == BUILTIN.GREEDY
-    ):
+    # (the rebuy is the seat's add-on rule, not its policy)
+    if decision != DEC.REBUY and own_greedy(params, seat):
         # the engine's own greedy: the same answer as greedy's functions, without the call
         # through the table and with only the fields of the view greedy reads
         pub[PUB.SEAT] = seat
@@ -619,6 +616,12 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
         nm = st.g[G.NMELDS]
         return greedy_choice(decision, st.hands[seat, :N_IDS], st.melds[:nm], pub, acts[:n], n)
     return ask_seat(fn_of[seat], st, R, seat, pub, params, acts, n, decision, may_stop)
+
+
+@kernel(inline="always")
+def own_greedy(params, seat):
+    """Does the engine answer ``seat`` with its own greedy (:data:`BUILTIN`)?"""
+    return params.shape[1] > PARAMS_W and params[seat, PARAMS_W] == BUILTIN.GREEDY
 
 
 @kernel
@@ -684,20 +687,27 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
     # discard ([A24] jokers only when the hand is all jokers, unless allowed)
     hn = s[seat, S.HAND_N]
     only_jokers = hand[JOKER] == hn
-    n = 0
     held = held_bits(hand)[0] & ((1 << JOKER) - 1)  # the naturals held, one bit each
-    while held:
-        low = held & -held
-        acts[n, 0] = bit_index(low)
-        n += 1
-        held ^= low
-    if hand[JOKER] > 0 and (R[RULE.JOKER_DISCARD] != JOKER_DISCARD.LAST_ONLY or only_jokers):
-        acts[n, 0] = JOKER
-        n += 1
-    k = 0
-    if n > 1:
-        k = decide(fns.discard, st, R, seat, bufs, params, acts, n, DEC.DISCARD, False)
-    cid = acts[k, 0]
+    joker = hand[JOKER] > 0 and (R[RULE.JOKER_DISCARD] != JOKER_DISCARD.LAST_ONLY or only_jokers)
+    if held and (joker or held & (held - 1)) and own_greedy(params, seat):
+        # a decision (two options or more) for the engine's own greedy: its card without the
+        # option list (greedy.discard_natural: the card decide would answer; measured -x%)
+        g[G.DECISIONS] += 1
+        cid = discard_natural(held, R[RULE.ACE_VALUE])
+    else:
+        n = 0
+        while held:
+            low = held & -held
+            acts[n, 0] = bit_index(low)
+            n += 1
+            held ^= low
+        if joker:
+            acts[n, 0] = JOKER
+            n += 1
+        k = 0
+        if n > 1:
+            k = decide(fns.discard, st, R, seat, bufs, params, acts, n, DEC.DISCARD, False)
+        cid = acts[k, 0]
     hand[cid] -= 1
     s[seat, S.HAND_N] -= 1
     st.pile[g[G.PILE_N]] = cid

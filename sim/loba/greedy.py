@@ -245,26 +245,24 @@ _ONES_7F = np.uint64(0x7F7F7F7F7F7F7F7F)
 _HIGH_BITS = np.uint64(0x8080808080808080)
 _GATHER = np.uint64(0x0102040810204080)  # byte k's top bit (moved to bit 0) -> bit 56 + k
 _LANE_ONES = 0x0001000100010001
+_LANE_RANKS = 0x3FFE3FFE3FFE3FFE  # positions 1..13 of every lane
 
 
 @kernel(inline="always")
-def suit_lanes(hand):
-    """The naturals held, as four 16-bit lanes (suit s in bits 16s..16s+15): bit p of a lane
-    is escalera position p (1..14, the ace at 1 and at 14). A decision's hand (53 counts) is
-    read eight counts at a time for its first 48 (counts are < 127: adding 0x7F to a byte
-    sets its top bit exactly when it is >= 1), the last four naturals one at a time."""
-    held = 0
-    w = hand[:48].view(np.uint64)
-    for k in range(6):
-        a = ((w[k] + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
-        held |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
-    for i in range(48, 52):
-        held |= int(hand[i] > 0) << i
+def lanes_of(held):
+    """The naturals ``held`` (bit c: identity c) as four 16-bit lanes (suit s in bits
+    16s..16s+15): bit p of a lane is escalera position p (1..14, the ace at 1 and at 14)."""
     lanes = 0
     for s in range(4):
         m = ((held >> (13 * s)) & 0x1FFF) << 1
         lanes |= (m | ((m & 2) << 13)) << (16 * s)
     return lanes
+
+
+@kernel(inline="always")
+def suit_lanes(hand):
+    """:func:`lanes_of` a decision's hand (53 counts, read by :func:`held_ids`)."""
+    return lanes_of(held_ids(hand))
 
 
 @kernel(inline="always")
@@ -276,32 +274,58 @@ def _near(m, p):
 
 
 @kernel(inline="always")
+def natural_key(lanes, r, s, ace):
+    """Greedy's discard key of the natural of rank ``r``, suit ``s``: ``64 *`` :func:`card_cost`
+    ``+ r - 1`` (ties: the higher rank), from the hand's :func:`lanes_of` instead of hand
+    look-ups: the same numbers (an ace's neighbours are 2, 3 and K, Q: positions 1 and 14 of
+    its lane)."""
+    v = ace if r == 1 else min(r, 10)
+    y = (lanes >> r) & _LANE_ONES  # this rank in each suit
+    useful = 2 * ((y + (y >> 16) + (y >> 32) + (y >> 48)) & 7) - 2
+    m = ((lanes >> (16 * s)) & 0xFFFF) << 2
+    useful += _near(m, r)
+    if r == 1:
+        useful += _near(m, 14)
+    return (v - 4 * useful) * 64 + r - 1
+
+
+@kernel(inline="always")
 def best_discard(hand, pub, acts, n):
-    """The option of highest :func:`card_cost` (ties: the higher rank, then the first), with
-    the key computed from the hand's :func:`suit_lanes` instead of hand look-ups: the same
-    numbers (an ace's neighbours are 2, 3 and K, Q: positions 1 and 14 of its lane)."""
+    """The option of highest :func:`card_cost` (ties: the higher rank, then the first), keyed
+    by :func:`natural_key`."""
     lanes = suit_lanes(hand)
     ace = pub[PUB.RULES + RULE.ACE_VALUE]
     best = 0
     key = -(1 << 30)
     for i in range(n):
         c = int(acts[i, 0])  # (int: the same arithmetic compiled or not, NUMBA_DISABLE_JIT)
-        if c == JOKER:
-            cost = -1000
-        else:
-            r = rank_of(c)
-            v = ace if r == 1 else min(r, 10)
-            y = (lanes >> r) & _LANE_ONES  # this rank in each suit
-            useful = 2 * ((y + (y >> 16) + (y >> 32) + (y >> 48)) & 7) - 2
-            m = ((lanes >> (16 * suit_of(c))) & 0xFFFF) << 2
-            useful += _near(m, r)
-            if r == 1:
-                useful += _near(m, 14)
-            cost = v - 4 * useful
-        k = cost * 64 + c % 13
+        k = -1000 * 64 if c == JOKER else natural_key(lanes, rank_of(c), suit_of(c), ace)
         if k > key:
             key = k
             best = i
+    return best
+
+
+@kernel(inline="always")
+def discard_natural(held, ace):
+    """:func:`best_discard`'s card when the options are the naturals ``held`` (bit c), with or
+    without the joker (its key, -64000, is below every natural's), found without an option
+    list: the naturals in the options' order (suit by suit, rank by rank), each rank and suit
+    read from its bit in the lanes (one loop: a loop per suit mispredicted its exit four
+    times). The engine's own greedy discards with it."""
+    lanes = lanes_of(held)
+    best = -1
+    key = -(1 << 30)
+    x = lanes & _LANE_RANKS  # one loop over the lanes' positions 1..13: bit 16s + r
+    while x:
+        low = x & -x
+        x ^= low
+        b = bit_index(low)
+        s, r = b >> 4, b & 15
+        k = natural_key(lanes, r, s, ace)
+        if k > key:
+            key = k
+            best = s * 13 + r - 1
     return best
 
 
