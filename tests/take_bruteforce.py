@@ -35,7 +35,7 @@ if __name__ == "__main__":  # run as a script from anywhere: the repository's si
 from sim.games import get_game
 from sim.loba import oracle
 from sim.loba.cards import card_str
-from sim.loba.layout import MELD, M
+from sim.loba.layout import MELD, G, M, S
 from sim.loba.oracle import JOKER, Escalera, LayOff, Pierna, card_at, natural
 
 # --------------------------------------------------------------------------- rule sets
@@ -326,13 +326,61 @@ def encode_table(table) -> np.ndarray:
     return melds
 
 
-def kernel_take(hand, table, melded, rules, c) -> bool:
-    """``sim.loba.takes.take_allowed``; its ``melded`` argument means "may lay off now"
-    ([A20]: a meld of one's own this round, or ``layoff_requires_own_meld`` off)."""
-    from sim.loba.takes import take_allowed
+def meld_free(hand, rules) -> bool:
+    """Would the engine mark this hand meld-free (``S.MELD_FREE``, set only with [A26]'s knob
+    off) at the end of the seat's last turn: no new meld in it (the oracle's list)?"""
+    return not rules.go_out_needs_discard and not oracle.all_new_melds(hand, rules)
 
-    may_lay = bool(melded) or not rules.layoff_requires_own_meld
-    return bool(take_allowed(hand_array(hand), encode_table(table), may_lay, rules.to_array(), c))
+
+def kernel_take(hand, table, melded, rules, c) -> bool:
+    """The engine's answer at the draw (``engine.take_ok``: its cheap necessary test, then the
+    search ``takes.can_place``) on a state holding the case: ``melded`` ([A20]) is the seat's
+    own meld this round; the seat's meld-free mark as the engine would have set it. When the
+    mark is set, the answer without it must agree (the test's shortcut changes no answer)."""
+    from sim.loba import engine
+
+    R = rules.to_array()
+    st = case_state(hand, table, melded, rules)
+    got = bool(engine.take_ok(st, R, 0, c, engine.new_bufs(R)))
+    if st.s[0, S.MELD_FREE]:
+        st.s[0, S.MELD_FREE] = 0
+        if bool(engine.take_ok(st, R, 0, c, engine.new_bufs(R))) != got:
+            return not got  # (reported as a disagreement with the oracle)
+    return got
+
+
+def case_state(hand, table, melded, rules):
+    """A game state holding the case for seat 0 (see :func:`kernel_take`)."""
+    from sim.loba import engine
+
+    st = engine.new_state()
+    st.g[G.NP] = 2
+    st.hands[0, :53] = hand_array(hand)
+    st.s[0, S.HAND_N] = sum(hand)
+    st.s[0, S.MELDED] = int(bool(melded))
+    st.melds[: len(table)] = encode_table(table)
+    st.g[G.NMELDS] = len(table)
+    st.s[0, S.MELD_FREE] = int(meld_free(hand, rules))
+    return st
+
+
+def route_problem(hand, table, melded, rules, c, want) -> str | None:
+    """The two halves of the engine's cheap test, each against the oracle: a take the oracle
+    allows with c in a new meld (under ``new_meld_only``) needs ``engine.meld_may_work``; one
+    it allows only with c laid off needs ``engine.layoff_may_work``. (The whole test can hold
+    by the other half: most cases near c pass the first.)"""
+    from sim.loba import engine
+
+    if not want or c == JOKER or rules.discard_take != "meld_or_layoff":
+        return None
+    R = rules.to_array()
+    st = case_state(hand, table, melded, rules)
+    if oracle.take_possible(hand, table, melded, rules.replace(discard_take="new_meld_only"), c):
+        if not engine.meld_may_work(st.hands[0], R, c):
+            return "meld_may_work refuses a take into a new meld"
+    elif not engine.layoff_may_work(st, R, 0, c):
+        return "layoff_may_work refuses a take by lay-off"
+    return None
 
 
 # --------------------------------------------------------------------------- reporting
@@ -377,6 +425,8 @@ def features(hand, table, melded, rules, c, steps) -> set[str]:
         f.add("taking a joker")
     if not melded:
         f.add("unmelded seat")
+        if meld_free(hand, rules):
+            f.add("unmelded seat, meld-free hand")
     if rules.discard_take == "new_meld_only":
         f.add("new_meld_only")
     if rules.go_out_needs_discard:
@@ -430,14 +480,16 @@ def run(cases: int, seed: int, variants=None, show: int = 5, kernel=True, progre
         witness = oracle.take_witness(hand, table, melded, rules, c)
         want = witness is not None
         got = kernel_take(hand, table, melded, rules, c) if kernel else want
+        route = route_problem(hand, table, melded, rules, c, want) if kernel else None
         counts["cases"] += 1
         counts["allowed" if want else "refused"] += 1
         for f in features_of(hand, table, melded, rules, c, witness):
             counts[f] += 1
-        if got != want:
+        if got != want or route:
             counts["disagreements"] += 1
             if len(bad) < show:
-                bad.append(describe(name, hand, table, melded, c, want, got, witness))
+                text = describe(name, hand, table, melded, c, want, got, witness)
+                bad.append(text + (f"\n  {route}" if route else ""))
         if progress and (i + 1) % 10000 == 0:
             print(f"  {i + 1} cases, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
     return counts, bad

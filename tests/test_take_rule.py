@@ -35,6 +35,8 @@ def test_a12_take_allowed_iff_some_sequence_places_it(name):
     if rules.decks >= 2:
         assert counts["duplicate-heavy hand"] > 0.05 * N_CASES
     assert counts["unmelded seat"] > 0.2 * N_CASES
+    if not rules.go_out_needs_discard:  # (the engine's meld-free shortcut, kernel_take)
+        assert counts["unmelded seat, meld-free hand"] > 0.05 * N_CASES, counts
     if rules.discard_take == "meld_or_layoff":
         assert counts["c laid off"] > 0.05 * N_CASES
         chains = sum(counts[f"witness of {k} plays"] for k in (2, 3, "4+"))

@@ -69,7 +69,6 @@ from .moves import (
     popcount,
     pos_card,
     suit_positions,
-    window_bits,
 )
 from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
 from .takes import can_place, places, search_bound
@@ -334,10 +333,10 @@ def may_layoff(st, R, seat):
 def meld_wants(meld, R):
     """(lay, near, ends) of one table meld. ``lay``: bit c set when a card of identity c may be
     laid off on it now, exactly the cards :func:`sim.loba.moves.gen_layoffs` looks for on it
-    ([A21], [A22]). ``near`` and ``ends``: what :func:`take_may_work` asks of it (the cards
-    next to or inside an escalera or that a pierna takes; bit 54 + s when an escalera of suit s
-    has an end joker to jump, 58 + s when it has room for a joker; the naturals just past an
-    escalera's ends)."""
+    ([A21], [A22]). ``near`` and ``ends``: what :func:`take_may_work` asks of it: the naturals
+    it takes (bit 58 + s as well when it is an escalera of suit s with room for a joker), and
+    the naturals of an escalera that start a chain of lay-offs on it (the same naturals: just
+    past an end, or an end joker's card)."""
     w = 0
     if meld[M.KIND] == MELD.PIERNA:
         r = int(meld[M.KEY])
@@ -351,26 +350,23 @@ def meld_wants(meld, R):
     jm = int(meld[M.JMASK])
     if hi - lo + 1 >= 13:
         return 0, 0, 0
-    # positions lo-1 .. hi+1 (within 1..14) as cards: p -> s*13 + p - 1, and 14 -> the ace
-    pm = window_bits(max(lo - 1, 1), min(hi + 1, 14))
-    near = (((pm >> 1) & 0x1FFF) | ((pm >> 14) & 1)) << (13 * s)
-    ends = 0
+    w = 0
     if lo > 1:
-        ends |= 1 << pos_card(lo - 1, s)
+        w |= 1 << pos_card(lo - 1, s)
     if hi < 14:
-        ends |= 1 << pos_card(hi + 1, s)
-    w = ends
-    if R[RULE.JOKER_END_MOVE] == 1:
+        w |= 1 << pos_card(hi + 1, s)
+    if R[RULE.JOKER_END_MOVE] == 1:  # [A22] the natural an end joker stands for
         if (jm >> lo) & 1 and hi < 14:
             w |= 1 << pos_card(lo, s)
-            near |= 1 << (54 + s)
         if (jm >> hi) & 1 and lo > 1:
             w |= 1 << pos_card(hi, s)
-            near |= 1 << (54 + s)
+    # a natural goes onto an escalera only at an end or as an end joker's card (never inside
+    # it: [A19], [A21]); the same naturals of the hand start a chain of lay-offs on it
+    near = w
     if popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
         w |= 1 << JOKER
         near |= 1 << (58 + s)
-    return w, near, ends
+    return w, near, w & ~(1 << JOKER)
 
 
 @kernel(readonly=("melds",))
@@ -502,11 +498,18 @@ def do_play(st, seat, act, R, tr):
 
 @kernel(inline="always")
 def take_may_work(st, R, seat, c):
-    """Cheap necessary condition for :func:`take_ok` (most turns fail it): the hand holds
-    cards toward a new meld with ``c``, or a table meld has its rank or suit."""
-    if c == JOKER:
+    """Cheap necessary condition for :func:`take_ok` (most turns fail it): ``c`` is a joker,
+    or :func:`meld_may_work`, or (unless [A11] ``new_meld_only``) :func:`layoff_may_work`."""
+    if c == JOKER or meld_may_work(st.hands[seat], R, c):
         return True
-    hand = st.hands[seat]
+    return R[RULE.DISCARD_TAKE] != TAKE.NEW_MELD_ONLY and layoff_may_work(st, R, seat, c)
+
+
+@kernel(inline="always")
+def meld_may_work(hand, R, c):
+    """Necessary for a new meld holding the natural ``c`` from ``hand`` + ``c``: two other
+    suits of its rank (or, under ``not_all_four``, two cards of its rank), or an escalera
+    window of its suit with ``c``."""
     r = rank_of(c)
     s = suit_of(c)
     others = 0
@@ -521,19 +524,26 @@ def take_may_work(st, R, seat, c):
     m = suit_positions(hand, s) | (1 << r)
     if r == 1:
         m |= 1 << 14
-    if has_window(m, min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA]), R[RULE.ESCALERA_MIN]):
-        return True
-    if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
+    return has_window(m, min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA]), R[RULE.ESCALERA_MIN])
+
+
+@kernel(inline="always")
+def layoff_may_work(st, R, seat, c):
+    """Necessary for laying the natural ``c`` off this turn: a pierna of its rank that takes
+    its suit now (lay-offs never make a pierna take a suit it refused), or an escalera of its
+    suit (shorter than 13) that takes c now, or with room for a joker the hand holds, or that
+    takes a natural of the hand (a chain of lay-offs on it starts with one); from the table's
+    masks (meld_wants), not a pass over the melds. And a seat that must meld first ([A20])
+    with a hand marked meld-free (``S.MELD_FREE``, still that of its last turn here:
+    play_turn) has no meld to make: a new meld would hold ``c``, which then is not laid off."""
+    hand = st.hands[seat]
+    if st.s[seat, S.MELD_FREE] == 1 and not may_layoff(st, R, seat):
         return False
-    # a lay-off: a pierna of its rank that takes its suit now (lay-offs never make a pierna
-    # take a suit it refused), or an escalera of its suit (shorter than 13) where c lands next
-    # to an end or inside, or with an end joker to jump, or with room for a joker the hand
-    # holds, or with a natural of the hand just past an end (a chain starts with one first
-    # lay-off); from the table's masks (meld_wants), not a pass over the melds
     if st.g[G.LAY_OK] == 0:
         lay_wants(st.g, st.melds, R, -1)
     near = st.g[G.TK_NEAR]
-    if (near >> c) & 1 or (near >> (54 + s)) & 1 or (hand[JOKER] > 0 and (near >> (58 + s)) & 1):
+    s = suit_of(c)
+    if (near >> c) & 1 or (hand[JOKER] > 0 and (near >> (58 + s)) & 1):
         return True
     return (held_bits(hand)[0] & st.g[G.TK_ENDS] & (0x1FFF << (13 * int(s)))) != 0
 
@@ -731,17 +741,18 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
     # drawn now (what is left of it is a part of that hand; [A26]'s limit aside, so the mark
     # is only kept with the knob off): the search looks there only, with the same result
     free = s[seat, S.MELD_FREE] == 1
-    s[seat, S.MELD_FREE] = 0
     at = g[G.TURN_AT]  # TAT.DRAW but in a position set up mid-turn (sim.loba.position)
     drawn = -1
     if at != TAT.DRAW:
         g[G.TURN_AT] = TAT.DRAW
+        s[seat, S.MELD_FREE] = 0
         free = False
     else:
         if g[G.STOCK_N] == 0:
             rebuild_stock(st, R, tr)  # [A13]
         top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
-        can_take = top >= 0 and take_may_work(st, R, seat, top)
+        can_take = top >= 0 and take_may_work(st, R, seat, top)  # (reads the mark)
+        s[seat, S.MELD_FREE] = 0
         if can_take:
             can_take = take_search(st, R, seat, top, bufs)
         if g[G.STOCK_N] == 0 and not can_take:

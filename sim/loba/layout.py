@@ -85,9 +85,9 @@ G = make_enum(
         "LAY_OK",
         "LAY_WANT",
         # for the take rule's cheap test (engine.take_may_work), the same way: TK_NEAR, the
-        # cards next to or inside an escalera or that a pierna takes, with bit 54 + s (an
-        # escalera of suit s has an end joker to jump) and 58 + s (it has room for a joker);
-        # TK_ENDS, the naturals just past an escalera's ends; TK_D + i / TK_E + i: meld i's own
+        # naturals a meld takes, with bit 58 + s (an escalera of suit s has room for a joker);
+        # TK_ENDS, the naturals an escalera takes (past an end, an end joker's card: a chain
+        # of lay-offs starts with one); TK_D + i / TK_E + i: meld i's own
         "TK_NEAR",
         "TK_ENDS",
         # (the per-meld rows last: engine.copy_state copies only the rows of the melds in use)
