@@ -672,10 +672,12 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
         # [A9] any number of plays, in any order
         # while the taken discard is in hand ([A12]) the seat may not stop, and may only make plays
         # that put it down or keep a way to do so open: its policy chooses how
-        new = 0
+        new = -1
         while s[seat, S.HAND_N] > 0:
             only = -1
-            if free:
+            if new == 0:  # no new meld in the hand: none after a play either (it only has less)
+                only = NO_MELD
+            elif free:
                 only = drawn if hand[drawn] > 0 else NO_MELD
             n, new = gen_plays_with(st, R, seat, acts, only)
             owed = g[G.TAKEN] >= 0

@@ -124,26 +124,26 @@ def may_go_out(hand, melds, pub, acts, n):
         return True
     if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
         return False  # the options already hold every lay-off
-    # which loose cards a lay-off could take: an end of an escalera of their suit, or a
-    # pierna of their rank (a superset is enough here)
+    # which loose cards a lay-off could take: an escalera of their suit or a pierna of their
+    # rank (a superset is enough here): the table's suits and ranks as masks, then one pass
+    # over the loose cards held
+    suits = 0
+    ranks = 0
+    for i in range(pub[PUB.NMELDS]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            ranks |= 1 << int(melds[i, M.KEY])
+        else:
+            suits |= 1 << int(melds[i, M.KEY])
     loose = 0
-    for c in range(JOKER):
-        if hand[c] == 0 or (cover >> c) & 1:
-            continue
-        ok = False
-        for i in range(pub[PUB.NMELDS]):
-            if melds[i, M.KIND] == MELD.PIERNA:
-                ok = ok or melds[i, M.KEY] == rank_of(c)
-            else:
-                ok = ok or melds[i, M.KEY] == suit_of(c)
-        if not ok:
+    x = held_ids(hand) & ~cover & ((1 << JOKER) - 1)
+    while x:
+        low = x & -x
+        x ^= low
+        c = bit_index(low)
+        if not ((ranks >> rank_of(c)) & 1 or (suits >> suit_of(c)) & 1):
             loose += hand[c]
-    if hand[JOKER] > 0 and not (cover >> JOKER) & 1:
-        ok = False
-        for i in range(pub[PUB.NMELDS]):
-            ok = ok or melds[i, M.KIND] == MELD.ESCALERA
-        if not ok:
-            loose += hand[JOKER]
+    if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
+        loose += hand[JOKER]
     return loose <= 1
 
 
