@@ -36,6 +36,7 @@ from sim.games import get_game
 from sim.loba import oracle
 from sim.loba.cards import card_str
 from sim.loba.layout import MELD, G, M, S
+from sim.loba.moves import held_bits
 from sim.loba.oracle import JOKER, Escalera, LayOff, Pierna, card_at, natural
 
 # --------------------------------------------------------------------------- rule sets
@@ -375,10 +376,11 @@ def route_problem(hand, table, melded, rules, c, want) -> str | None:
         return None
     R = rules.to_array()
     st = case_state(hand, table, melded, rules)
+    held = int(held_bits(st.hands[0])[0])
     if oracle.take_possible(hand, table, melded, rules.replace(discard_take="new_meld_only"), c):
-        if not engine.meld_may_work(st.hands[0], R, c):
+        if not engine.meld_may_work(st.hands[0], R, c, held):
             return "meld_may_work refuses a take into a new meld"
-    elif not engine.layoff_may_work(st, R, 0, c):
+    elif not engine.layoff_may_work(st, R, 0, c, held):
         return "layoff_may_work refuses a take by lay-off"
     return None
 

@@ -80,12 +80,14 @@ from sim.testing import quick_seat
 real = engine.gen_plays_with
 calls = {"short": 0, "none": 0, "melds": 0}
 
-def checked(st, R, seat, acts, only):
-    n, new = real(st, R, seat, acts, only)
+def checked(st, R, seat, acts, only, held):
+    # the identities the turn carries from its draw on are the hand's
+    assert held == engine.held_bits(st.hands[seat])[0], (held, st.hands[seat])
+    n, new = real(st, R, seat, acts, only, held)
     if only != -1:
         calls["none" if only == engine.NO_MELD else "short"] += 1
         full = np.zeros_like(acts)
-        n2, new2 = real(st, R, seat, full, -1)
+        n2, new2 = real(st, R, seat, full, -1, held)
         assert (n, new) == (n2, new2) and (acts[:n] == full[:n2]).all(), (only, n, n2)
         calls["melds"] += new > 0
     return n, new

@@ -68,7 +68,7 @@ from .moves import (
     pierna_accepts,
     popcount,
     pos_card,
-    suit_positions,
+    suit_bits,
 )
 from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
 from .takes import can_place, places, search_bound
@@ -399,19 +399,20 @@ def lay_wants(g, melds, R, changed):
 @kernel(inline="always")
 def gen_plays(st, R, seat, acts):
     """Every play the seat may make now (new melds, then lay-offs); returns how many."""
-    return gen_plays_with(st, R, seat, acts, -1)[0]
+    return gen_plays_with(st, R, seat, acts, -1, held_bits(st.hands[seat])[0])[0]
 
 
 @kernel(inline="always")
-def gen_plays_with(st, R, seat, acts, only):
+def gen_plays_with(st, R, seat, acts, only, held):
     """Every play the seat may make now (new melds, then lay-offs); returns (how many, how
     many are new melds). ``only``: -1 looks everywhere; a card identity looks only at melds
     that hold it (:func:`sim.loba.moves.gen_new_melds_with`); ``NO_MELD`` looks at lay-offs
-    only. :func:`play_turn` passes the card drawn when the hand was meld-free before it."""
+    only. :func:`play_turn` passes the card drawn when the hand was meld-free before it.
+    ``held``: the identities the hand holds (:func:`sim.loba.moves.held_bits`)."""
     hand = st.hands[seat]
     hn = st.s[seat, S.HAND_N]
     n = 0
-    if only >= 0 and only != JOKER and no_meld_with(hand, R, only):
+    if only >= 0 and only != JOKER and no_meld_with(hand, R, only, held):
         pass  # (most searches after a meld-free turn: no call)
     elif only != NO_MELD:
         n = gen_new_melds_with(hand, hn, R, acts, 0, only)
@@ -421,7 +422,6 @@ def gen_plays_with(st, R, seat, acts, only):
             lay_wants(st.g, st.melds, R, -1)
         # no card of the hand fits a table meld (most searches): no lay-off to look for; else
         # only the melds that take a card of the hand
-        held = held_bits(hand)[0]
         if held & st.g[G.LAY_WANT]:
             nm = st.g[G.NMELDS]
             wants = st.g[G.LAY_W : G.LAY_W + nm]
@@ -430,7 +430,7 @@ def gen_plays_with(st, R, seat, acts, only):
 
 
 @kernel(inline="always")
-def no_meld_with(hand, R, c):
+def no_meld_with(hand, R, c, held):
     """True when the hand has no new meld holding the natural ``c``: no pierna of its rank has
     three cards, and no escalera window of its suit has two naturals and few enough gaps (the
     tests :func:`sim.loba.moves.gen_new_melds_with` makes first; False: search)."""
@@ -439,7 +439,7 @@ def no_meld_with(hand, R, c):
     k = min(hand[r - 1], d) + min(hand[12 + r], d) + min(hand[25 + r], d) + min(hand[38 + r], d)
     if k >= 3:
         return False
-    m = suit_positions(hand, suit_of(c))
+    m = suit_bits(held, suit_of(c))
     cnt = popcount(m & 0x3FFE)
     J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
     mn = R[RULE.ESCALERA_MIN]
@@ -497,16 +497,17 @@ def do_play(st, seat, act, R, tr):
 
 
 @kernel(inline="always")
-def take_may_work(st, R, seat, c):
+def take_may_work(st, R, seat, c, held):
     """Cheap necessary condition for :func:`take_ok` (most turns fail it): ``c`` is a joker,
-    or :func:`meld_may_work`, or (unless [A11] ``new_meld_only``) :func:`layoff_may_work`."""
-    if c == JOKER or meld_may_work(st.hands[seat], R, c):
+    or :func:`meld_may_work`, or (unless [A11] ``new_meld_only``) :func:`layoff_may_work`.
+    ``held``: the identities the hand holds (:func:`sim.loba.moves.held_bits`)."""
+    if c == JOKER or meld_may_work(st.hands[seat], R, c, held):
         return True
-    return R[RULE.DISCARD_TAKE] != TAKE.NEW_MELD_ONLY and layoff_may_work(st, R, seat, c)
+    return R[RULE.DISCARD_TAKE] != TAKE.NEW_MELD_ONLY and layoff_may_work(st, R, seat, c, held)
 
 
 @kernel(inline="always")
-def meld_may_work(hand, R, c):
+def meld_may_work(hand, R, c, held):
     """Necessary for a new meld holding the natural ``c`` from ``hand`` + ``c``: two other
     suits of its rank (or, under ``not_all_four``, two cards of its rank), or an escalera
     window of its suit with ``c``."""
@@ -521,14 +522,14 @@ def meld_may_work(hand, R, c):
             others += 1
     if others >= 2 or (R[RULE.PIERNA_SUITS] == PIERNA.NOT_ALL_FOUR and total >= 2):
         return True
-    m = suit_positions(hand, s) | (1 << r)
+    m = suit_bits(held, s) | (1 << r)
     if r == 1:
         m |= 1 << 14
     return has_window(m, min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA]), R[RULE.ESCALERA_MIN])
 
 
 @kernel(inline="always")
-def layoff_may_work(st, R, seat, c):
+def layoff_may_work(st, R, seat, c, held):
     """Necessary for laying the natural ``c`` off this turn: a pierna of its rank that takes
     its suit now (lay-offs never make a pierna take a suit it refused), or an escalera of its
     suit (shorter than 13) that takes c now, or with room for a joker the hand holds, or that
@@ -545,14 +546,15 @@ def layoff_may_work(st, R, seat, c):
     s = suit_of(c)
     if (near >> c) & 1 or (hand[JOKER] > 0 and (near >> (58 + s)) & 1):
         return True
-    return (held_bits(hand)[0] & st.g[G.TK_ENDS] & (0x1FFF << (13 * int(s)))) != 0
+    return (held & st.g[G.TK_ENDS] & (0x1FFF << (13 * int(s)))) != 0
 
 
 @kernel
 def take_ok(st, R, seat, c, bufs):
     """[A11]/[A12] may ``seat`` take the top discard ``c``: can some legal sequence of this
     turn's plays put it on the table (:func:`sim.loba.takes.can_place`, on a trial hand)?"""
-    return take_may_work(st, R, seat, c) and take_search(st, R, seat, c, bufs)
+    held = held_bits(st.hands[seat])[0]
+    return take_may_work(st, R, seat, c, held) and take_search(st, R, seat, c, bufs)
 
 
 @kernel(inline="always")
@@ -660,10 +662,12 @@ def ask_seat(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
 
 
 @kernel(inline="always")
-def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
+def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free, held):
     """The rest of a turn after the draw: the plays (unless ``plays`` is false: a position set
     up at the discard), then the discard. ``drawn``/``free``: the card drawn, and whether the
-    hand held no meld before it (the search then looks only where that card can be)."""
+    hand held no meld before it (the search then looks only where that card can be);
+    ``held``: the identities the hand holds (:func:`sim.loba.moves.held_bits`, kept from the
+    draw on: a turn without plays reads the hand's counts once)."""
     g = st.g
     s = st.s
     hand = st.hands[seat]
@@ -679,7 +683,7 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
                 only = NO_MELD
             elif free:
                 only = drawn if hand[drawn] > 0 else NO_MELD
-            n, new = gen_plays_with(st, R, seat, acts, only)
+            n, new = gen_plays_with(st, R, seat, acts, only, held)
             owed = g[G.TAKEN] >= 0
             if owed:
                 n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
@@ -692,6 +696,7 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
             if k < 0:
                 break
             do_play(st, seat, acts[k], R, tr)
+            held = held_bits(hand)[0]
         if s[seat, S.HAND_N] == 0:
             return TURN_OUT  # [A25] out by plays
         if new == 0 and R[RULE.GO_OUT_NEEDS_DISCARD] == 0:
@@ -699,7 +704,7 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free):
     # discard ([A24] jokers only when the hand is all jokers, unless allowed)
     hn = s[seat, S.HAND_N]
     only_jokers = hand[JOKER] == hn
-    held = held_bits(hand)[0] & ((1 << JOKER) - 1)  # the naturals held, one bit each
+    held &= (1 << JOKER) - 1  # the naturals held, one bit each
     joker = hand[JOKER] > 0 and (R[RULE.JOKER_DISCARD] != JOKER_DISCARD.LAST_ONLY or only_jokers)
     if held and (joker or held & (held - 1)) and own_greedy(params, seat):
         # a decision (two options or more) for the engine's own greedy: its card without the
@@ -745,6 +750,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
     free = s[seat, S.MELD_FREE] == 1
     at = g[G.TURN_AT]  # TAT.DRAW but in a position set up mid-turn (sim.loba.position)
     drawn = -1
+    held = held_bits(hand)[0]
     if at != TAT.DRAW:
         g[G.TURN_AT] = TAT.DRAW
         s[seat, S.MELD_FREE] = 0
@@ -753,7 +759,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
         if g[G.STOCK_N] == 0:
             rebuild_stock(st, R, tr)  # [A13]
         top = st.pile[g[G.PILE_N] - 1] if g[G.PILE_N] > 0 else -1
-        can_take = top >= 0 and take_may_work(st, R, seat, top)  # (reads the mark)
+        can_take = top >= 0 and take_may_work(st, R, seat, top, held)  # (reads the mark)
         s[seat, S.MELD_FREE] = 0
         if can_take:
             can_take = take_search(st, R, seat, top, bufs)
@@ -775,6 +781,7 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
             g[G.PILE_N] -= 1
             st.pile[g[G.PILE_N]] = -1
             hand[top] += 1
+            held |= 1 << int(top)
             s[seat, S.HAND_N] += 1
             g[G.TAKEN] = top
             hist_add(st, HT.DRAW, seat, top, 0, DRAW.DISCARD, 0, 0, 0, 0, 0)
@@ -784,11 +791,12 @@ def play_turn(st, R, seat, fns, params, bufs, tr):
             g[G.STOCK_N] -= 1
             drawn = st.stock[g[G.STOCK_N]]
             hand[drawn] += 1
+            held |= 1 << int(drawn)
             s[seat, S.HAND_N] += 1
             hist_add(st, HT.DRAW, seat, -1, 0, DRAW.STOCK, 0, 0, 0, 0, 0)
             if tracing(tr):
                 ev(tr, E.DRAW, g[G.ROUND], seat, DRAW.STOCK, st.stock[g[G.STOCK_N]], 0, 0)
-    return finish_turn(st, R, seat, fns, params, bufs, tr, at != TAT.DISCARD, drawn, free)
+    return finish_turn(st, R, seat, fns, params, bufs, tr, at != TAT.DISCARD, drawn, free, held)
 
 
 @kernel

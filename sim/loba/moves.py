@@ -113,22 +113,20 @@ def held_bits(hand):
 
 
 @kernel(inline="always")
+def suit_bits(held, s):
+    """:func:`suit_positions` of suit ``s`` from the identities ``held`` (bit c, as
+    :func:`held_bits` gives them)."""
+    m = ((held >> (13 * int(s))) & 0x1FFF) << 1  # (int: NumPy scalars as plain Python)
+    return m | ((m & 2) << 13)
+
+
+@kernel(inline="always")
 def suit_masks(hand):
     """:func:`suit_positions` of the four suits, and the ranks (bit r) held twice or more in
     some suit, from :func:`held_bits`."""
     held, two = held_bits(hand)
-    m0 = (held & 0x1FFF) << 1
-    m1 = ((held >> 13) & 0x1FFF) << 1
-    m2 = ((held >> 26) & 0x1FFF) << 1
-    m3 = ((held >> 39) & 0x1FFF) << 1
     dup = ((two | (two >> 13) | (two >> 26) | (two >> 39)) & 0x1FFF) << 1
-    return (
-        m0 | ((m0 & 2) << 13),
-        m1 | ((m1 & 2) << 13),
-        m2 | ((m2 & 2) << 13),
-        m3 | ((m3 & 2) << 13),
-        dup,
-    )
+    return suit_bits(held, 0), suit_bits(held, 1), suit_bits(held, 2), suit_bits(held, 3), dup
 
 
 @kernel
