@@ -134,7 +134,7 @@ def window_bits(lo, hi):
     return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
 
-@kernel
+@kernel(inline="always")
 def has_window(m, J, mn):
     """Is there a run window (>= ``mn`` positions) of mask m with >= 2 naturals and at most
     J gaps?
