@@ -96,6 +96,21 @@ def test_a11_a22_take_after_a_joker_jump():
     assert both("8S 2H 9D", table, True, VARIANTS["new_meld_only"], "3S") == (False, False)
 
 
+def test_a11_a19_a21_a22_what_an_escalera_takes():
+    """5S 6S 7S JK(8S) on the table, a melded seat holding nothing near: it may take 4S (a new
+    low end) and 8S (the joker's own card: the joker jumps, [A22]), never 6S, a card inside
+    the escalera (a second 6S has nowhere to go, [A19]/[A21]: the engine's cheap test refuses
+    it before any search). 9S and 10S go on only by a chain from the hand's 9S."""
+    table = T(("S", 5, 8, {8}))
+    assert both("2H 9D KC", table, True, PAGAT, "4S") == (True, True)
+    assert both("2H 9D KC", table, True, PAGAT, "8S") == (True, True)
+    assert both("2H 9D KC", table, True, PAGAT, "6S") == (False, False)
+    assert both("2H 9D KC", table, True, PAGAT, "10S") == (False, False)
+    assert both("9S 2H KC", table, True, PAGAT, "10S") == (True, True)
+    # without the jump the joker's card has nowhere to go
+    assert both("2H 9D KC", table, True, VARIANTS["no_joker_end_move"], "8S") == (False, False)
+
+
 def test_a11_a21_joker_layoff_bridges_the_gap():
     """4S 5S 6S on the table, a melded seat holding a joker takes 8S: JK(7S), then 8S."""
     table = T(("S", 4, 6, ()))
