@@ -115,6 +115,17 @@ def play_out(h, ms, nm, R, melded, seat, opts):
     return hn
 
 
+@kernel(inline="always")
+def option_out(hand, melds, nm, R, melded, seat, act, h, ms, opts):
+    """Play ``act`` from ``hand`` and ``melds[:nm]`` on the scratch ``h`` and ``ms``, then
+    largest-first (:func:`play_out`); returns the cards left (``h``: the hand left)."""
+    for c in range(N_IDS):
+        h[c] = hand[c]
+    copy_rows2(melds, ms, nm)
+    nm2 = apply_play(h, ms, nm, act, seat)
+    return play_out(h, ms, nm2, R, melded or act[A.TYPE] == PLAY.MELD, seat, opts)
+
+
 @kernel(readonly=("hand", "melds", "pub", "acts"))
 def may_go_out(hand, melds, pub, acts, n):
     """Cheap necessary condition for going out this turn: every card but one is put down by
@@ -194,11 +205,7 @@ def fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms):
     best_key = -1
     key = 0
     for i in range(n):
-        for c in range(N_IDS):
-            h[c] = hand[c]
-        copy_rows2(melds, ms, nm)
-        nm2 = apply_play(h, ms, nm, acts[i], seat)
-        left = play_out(h, ms, nm2, R, melded or acts[i, A.TYPE] == PLAY.MELD, seat, opts)
+        left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
         if must >= 0 and h[must] >= hand[must]:
             continue
         key = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0

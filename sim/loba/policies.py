@@ -98,9 +98,9 @@ from .greedy import (
     going_out,
     loose_cards,
     may_go_out,
+    option_out,
     out_or_largest,
     play_choice,
-    play_out,
 )
 from .layout import (
     BUILTIN,
@@ -121,8 +121,6 @@ from .layout import (
     SeatFns,
 )
 from .moves import (
-    apply_play,
-    copy_rows2,
     gen_layoffs,
     gen_new_melds,
     hand_value,
@@ -607,11 +605,7 @@ def fewest_left(hand, melds, pub, acts, n):
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
-        for c in range(N_IDS):
-            h[c] = hand[c]
-        copy_rows2(melds, ms, nm)
-        nm2 = apply_play(h, ms, nm, acts[i], seat)
-        left = play_out(h, ms, nm2, R, melded or acts[i, A.TYPE] == PLAY.MELD, seat, opts)
+        left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
         points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
         g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         key = (np.int64(left) * 100000 + points) * 10000 - g
