@@ -14,7 +14,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from . import fmt
-from .rebuy import GAP_EDGES, gap_band_order
+from .rebuy import gap_bands
 
 BAND_ALPHA = 0.25
 
@@ -211,13 +211,14 @@ def bid_success_plot(bs: pl.DataFrame) -> Figure:
     return fig
 
 
-def rebuy_heatmap(tab: pl.DataFrame, gap_edges=GAP_EDGES, title: str | None = None) -> Figure:
+def rebuy_heatmap(tab: pl.DataFrame, gap_edges=None, title: str | None = None) -> Figure:
     """Value of a rebuy in stakes by players left (rows) and score gap to the leader after
     rebuying (columns), one panel per number of rebuys already used. Cells are annotated with
     the mean, its 95% interval and the number of decisions; thin cells are greyed and hatched."""
     import matplotlib as mpl
 
-    bands = gap_band_order(gap_edges)
+    default_edges, _, band_order = gap_bands()
+    bands = band_order(default_edges if gap_edges is None else gap_edges)
     used = sorted(tab["rebuys_used"].unique().to_list()) if tab.height else [0]
     players = sorted(tab["players_left"].unique().to_list()) if tab.height else [2]
     solid = tab.filter(~pl.col("thin")) if tab.height else tab

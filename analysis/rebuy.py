@@ -15,7 +15,7 @@ of the seat's net result (won − paid, so the rebuy's price is included) betwee
 rebuying, and rebuys already used, with a t interval over decisions (repetitions of one decision
 are averaged first; decisions of one game are treated as independent) and a flag on thin cells;
 :func:`save_state_table` writes that table (with the rules id) for the learned rebuy rule
-``rebuy=table:FILE`` (:mod:`sim.loba.rebuy_table`, where the cells and :data:`GAP_EDGES` are
+``rebuy=table:FILE`` (:mod:`sim.loba.rebuy_table`, where the cells and the gap bands are
 defined for the analysis and the kernel alike).
 
 **Rules against rules** (:func:`compare_rebuy_rules`): the same seeds played with one seat on a
@@ -31,15 +31,27 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from sim.loba.rebuy_table import GAP_EDGES, gap_band_order, gap_label
-
 from .errors import AnalysisError
 from .metrics import add_t
 from .stats import LEVEL, t_ci, welch_diff
 
-# GAP_EDGES and the band labels are defined once, in sim.loba.rebuy_table (the kernel's rule
-# reads the same cells); imported here, and re-exported for analysis.plots
-_gap_label = gap_label
+
+def gap_bands():
+    """``(edges, label, order)``: the score-gap bands of Loba's state-level rebuy table,
+    defined once in the game (its spec's ``tools``: the kernel's ``rebuy=table:FILE`` reads
+    the same cells). ``label(gap, edges)`` names a gap's band, ``order(edges)`` lists them."""
+    from sim.games import get_game
+
+    t = get_game("loba").tools
+    return t["gap_edges"], t["gap_label"], t["gap_band_order"]
+
+
+def _gap_label(gap: float, edges=None) -> str:
+    """The band label of a score gap (:func:`gap_bands`)."""
+    default, label, _ = gap_bands()
+    return label(gap, default if edges is None else edges)
+
+
 TABLE_BY = ("players_left", "gap_band", "rebuys_used")  # the cells of rebuy=table:FILE
 MIN_CASES = 30
 MAX_REPS = 256
@@ -383,14 +395,17 @@ def rebuy_value_state(
 def tabulate_state_value(
     decisions,
     by=("players_left", "gap_band", "rebuys_used"),
-    gap_edges=GAP_EDGES,
+    gap_edges=None,
     min_cases: int = MIN_CASES,
     level: float = LEVEL,
 ) -> pl.DataFrame:
     """Mean value of rebuying (stakes) and gain in win probability per cell of ``by`` with t
     intervals over decisions; ``thin`` marks cells with fewer than ``min_cases`` decisions
     (too few to trust); ``verdict``: ``rebuy`` / ``decline`` when the interval excludes 0,
-    else ``no clear difference`` (or ``too few cases``)."""
+    else ``no clear difference`` (or ``too few cases``). ``gap_edges``: the bands'
+    lower edges (None: the game's, :func:`gap_bands`)."""
+    default_edges, _, band_order = gap_bands()
+    gap_edges = default_edges if gap_edges is None else gap_edges
     df = _eager(decisions)
     by = [by] if isinstance(by, str) else list(by)
     allowed = ("players_left", "gap_band", "rebuys_used", "others_over", "policy", "round")
@@ -447,7 +462,7 @@ def tabulate_state_value(
     sort = []
     for c in by:
         if c == "gap_band":
-            order = {b: i for i, b in enumerate(gap_band_order(gap_edges))}
+            order = {b: i for i, b in enumerate(band_order(gap_edges))}
             sort.append(pl.col("gap_band").replace_strict(order, default=99))
         else:
             sort.append(pl.col(c))

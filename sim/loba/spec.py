@@ -14,6 +14,7 @@ from .melds import check_meld
 from .play import Game
 from .policies import POLICIES, REBUY_RULES
 from .position import load_position, moves, moves_text
+from .rebuy_table import GAP_EDGES, gap_band_order, gap_label
 from .rules import SPEC as RULES
 from .schema import TABLES
 from .summary import SUMMARY
@@ -49,7 +50,13 @@ SPEC = GameSpec(
     audit=audit_events,
     bench=run_bench,
     handle=Game,
-    tools={"check_meld": check_meld},
+    tools={
+        "check_meld": check_meld,
+        # the score-gap bands of the state-level rebuy table (analysis.rebuy, analysis.plots)
+        "gap_edges": GAP_EDGES,
+        "gap_label": gap_label,
+        "gap_band_order": gap_band_order,
+    },
     positions=Positions(load_position, moves, moves_text, replay_position),
     precompile="sim.loba.kernel:aside",
     share="sim.loba.kernel:compile_share",
