@@ -9,6 +9,19 @@ own function names and addresses, then plays games on one thread:
 
 Used for the figures in docs/performance.md. Sizes in the map are the gaps between functions,
 so code that is not a named function (wrappers) is counted with the function before it.
+
+Where inside one function the samples fall (``--dump NAME``, comma-separated short names such
+as ``sim.loba.engine.play_turns``): the script also copies each named function's machine code
+out of the process (``/tmp/NAME.bin``, its address in ``/tmp/NAME.addr``), and
+``--annotate NAME`` then maps the samples of ``perf.data`` onto ``objdump`` of that code::
+
+    F=sim.loba.engine.play_turns
+    perf record -F 10000 -o perf.data python tests/perf_profile.py 40000 --dump $F
+    python tests/perf_profile.py --annotate $F perf.data > play_turns.txt
+
+(each instruction with its sample count, then the hottest windows). Samples pile up just after
+a mispredicted branch or a slow load, not on it: read a window, and let a paired A/B
+(``tests/ab_bench.py``) decide.
 """
 
 from __future__ import annotations
@@ -17,6 +30,7 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
 
 
 def _short(name: str) -> str:
@@ -61,7 +75,60 @@ def write_perf_map() -> tuple[str, int]:
     return path, len(addrs)
 
 
+def dump_functions(path: str, names: list[str]) -> None:
+    """Copy the machine code of the functions ``names`` of the perf map ``path`` to
+    ``/tmp/NAME.bin`` (and their start and size to ``/tmp/NAME.addr``)."""
+    import ctypes
+
+    for line in open(path):
+        start, size, name = line.split(maxsplit=2)
+        if name.strip() in names:
+            a, n = int(start, 16), int(size, 16)
+            Path(f"/tmp/{name.strip()}.bin").write_bytes(ctypes.string_at(a, n))
+            Path(f"/tmp/{name.strip()}.addr").write_text(f"{a:x} {n:x}\n")
+
+
+def annotate(name: str, data: str, window: int = 30, top: int = 15) -> None:
+    """Print ``objdump`` of ``/tmp/NAME.bin`` with each instruction's samples from ``data``."""
+    import collections
+    import subprocess
+
+    start, size = (int(x, 16) for x in Path(f"/tmp/{name}.addr").read_text().split())
+    ips = subprocess.run(
+        ["perf", "script", "-i", data, "-F", "ip"], capture_output=True, text=True
+    ).stdout.split()
+    hits = collections.Counter(int(ip, 16) - start for ip in ips if 0 <= int(ip, 16) - start < size)
+    asm = subprocess.run(
+        ["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", f"/tmp/{name}.bin"],
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    counts = []
+    for line in asm:
+        m = re.match(r"\s+([0-9a-f]+):", line)
+        counts.append(hits.get(int(m.group(1), 16), 0) if m else 0)
+        print(f"{counts[-1]:6d} {line}")
+    sums = [sum(counts[i : i + window]) for i in range(len(counts))]
+    chosen: list[int] = []
+    for i in sorted(range(len(sums)), key=lambda i: -sums[i]):
+        if len(chosen) == top:
+            break
+        if all(abs(i - j) > window for j in chosen):
+            chosen.append(i)
+    print(f"# {sum(counts)} samples in {name}; hottest windows of {window} lines (line: samples)")
+    for i in sorted(chosen):
+        print(f"# {i + 1}: {sums[i]}")
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--annotate":
+        annotate(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "perf.data")
+        return
+    dump = []
+    if "--dump" in sys.argv:
+        i = sys.argv.index("--dump")
+        dump = sys.argv[i + 1].split(",")
+        del sys.argv[i : i + 2]
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
     seats = sys.argv[2] if len(sys.argv) > 2 else "greedy,greedy,greedy,greedy"
     from sim.games import get_game
@@ -77,6 +144,7 @@ def main() -> None:
     run_chunk(spec, R, n, 1, 0, 2, tables, 0)  # compile or load first
     path, count = write_perf_map()
     print(f"perf map: {path} ({count} functions)", flush=True)
+    dump_functions(path, dump)
     t = time.perf_counter()
     run_chunk(spec, R, n, 1, 0, games, tables, 0)
     print(f"{games} games in {time.perf_counter() - t:.2f} s")
