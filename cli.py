@@ -157,6 +157,10 @@ EXAMPLES = {
         "loba compare runs/moon runs/moon-nodoubles        # Moon runs: Moon's figures",
         "loba compare sweeps/skill/field=*/cells/* --field greedy,mixed,smart   # across skill",
     ),
+    "calibrate": _examples(
+        "loba calibrate --runs 60 --games 4000            # Loba, 4 x greedy",
+        "loba calibrate --game moon --seats count,count,count --runs 20 --games 2000",
+    ),
     "sweep": _examples(
         "loba sweep --vary elimination_score=101,151,201 --games 5000 --out sweeps/e",
         "loba sweep --vary elimination_score=101,151 --vary max_rebuys=0,1,2 --out sweeps/h",
@@ -1293,6 +1297,43 @@ def summarize_cmd(run_dirs, labels, fmt):
     click.echo(metrics_text(df) if fmt == "table" else render(df, fmt))
 
 
+@cli.command("calibrate", epilog=EXAMPLES["calibrate"])
+@game_option
+@rules_option
+@set_option
+@seats_option
+@click.option("--runs", default=60, show_default=True, type=int, help="Runs on distinct seeds.")
+@click.option("--games", default=4000, show_default=True, type=int, help="Games per run.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the first run.")
+@click.option("--threads", default=None, type=int, help="Kernel threads (default: all cores).")
+@format_option
+@verbose_option
+def calibrate_cmd(game, preset, sets, seats, runs, games, seed, threads, fmt):
+    """Are the intervals honest? RUNS runs of GAMES games on distinct seeds: for every figure
+    'loba summarize' gives an interval, the spread of its estimates across the runs over the
+    standard error the intervals state (honest: about 1), their coverage, and how often
+    'loba compare' calls two runs of the same rules different (A/A, after correction)."""
+    import json
+
+    from analysis.calibration import calibrate, calibration_text
+    from analysis.text import render
+
+    rules, seats, _ = _run_setup(preset, sets, seats, game)
+    _announce_compile(rules.game)
+
+    def progress(k, n):
+        if _stderr_is_terminal():
+            click.echo(f"\rrun {k}/{n}", err=True, nl=k == n)
+
+    cal = calibrate(rules.game, runs, games, rules, seats, seed, threads, progress)
+    if fmt == "json":
+        click.echo(json.dumps(cal.to_dict(), indent=2))
+    elif fmt == "csv":
+        click.echo(render(cal.table, "csv"))
+    else:
+        click.echo(calibration_text(cal))
+
+
 @cli.command("compare", epilog=EXAMPLES["compare"])
 @read_options
 @click.argument("run_dirs", nargs=-1, required=True)
@@ -1421,7 +1462,7 @@ def sweep_cmd(
 ):
     """Play the grid of knob values (same seeds in every cell) and summarise each cell."""
     from analysis.bygame import analysis_of
-    from analysis.sweep import rebuy_na_notes, run_sweep
+    from analysis.sweep import FAMILY_NOTE, rebuy_na_notes, run_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
 
@@ -1464,6 +1505,8 @@ def sweep_cmd(
     if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no rebuy value to explain
         for line in rebuy_na_notes(res.summary, res.knobs):
             click.echo(line)
+    if fmt == "table":
+        click.echo(FAMILY_NOTE)
     log(f"swept in {log.lap():.2f} s")
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
 

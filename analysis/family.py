@@ -4,12 +4,12 @@ A report that states many findings, each at 5%, will state some false ones by ch
 true null effects give about one p < 0.05. :func:`family_of_tests` gathers every test whose result
 the report words as a finding — the chi-square test of equal seats of each variant, the
 binomial test of each policy's share of wins against its fair share (Loba), the tests of a
-metrics table (Moon: equal positions from the first bidder, equal seats), and each difference
-from the baseline that the comparison sentences state — and adjusts their p-values together with
-the Benjamini–Hochberg procedure (:func:`analysis.stats.adjust_pvalues`, scipy's
-``false_discovery_control``), which keeps the expected share of false findings among those
-reported at 5%. A finding is worded as detectable only when its adjusted p-value is below
-0.05.
+metrics table (Moon: equal positions from the first bidder, equal seats), and every difference
+from the baseline in the report's comparison table — and adjusts their p-values together with
+Holm's method (:func:`analysis.stats.adjust_pvalues`), which keeps the chance of any false
+finding in the report at 5% whatever the dependence between the tests. A finding is worded as
+detectable only when its adjusted p-value is below 0.05; ``loba compare`` and ``loba sweep``
+correct the same way over the differences they print.
 """
 
 from __future__ import annotations
@@ -53,13 +53,11 @@ def family_of_tests(
     metric_tests: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """One row per test the report states (``test`` = ``seats`` / ``skill`` / ``metric`` /
-    ``difference``), with its p-value, its Benjamini–Hochberg adjusted p-value over the whole
-    family and how it reads (``finding``). ``metrics``: the metrics whose differences are
-    stated (default: those of :func:`analysis.words.compare_sentences`); ``metric_tests``: a
+    ``difference``), with its p-value, its Holm-adjusted p-value over the whole family and how
+    it reads (``finding``). ``metrics``: the metrics whose differences are in the family
+    (default: every difference with a test in ``cmp``); ``metric_tests``: a
     long metrics table (:func:`analysis.moon.moon_metrics`) whose ``kind == "test"`` rows are
     tests too (``subject``: the metric)."""
-    from .words import COMPARE_METRICS
-
     rows = []
     if metric_tests is not None:
         for r in metric_tests.filter(pl.col("kind") == "test").iter_rows(named=True):
@@ -97,9 +95,8 @@ def family_of_tests(
                 }
             )
     if cmp is not None and cmp.height:
-        wanted = set(metrics or COMPARE_METRICS)
-        for r in cmp.filter(pl.col("verdict") != "").iter_rows(named=True):
-            if r["metric"] not in wanted:
+        for r in cmp.filter(pl.col("p_value").is_not_null()).iter_rows(named=True):
+            if metrics is not None and r["metric"] not in metrics:
                 continue
             how = "paired t" if r["paired"] else "unpaired"
             rows.append(

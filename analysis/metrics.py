@@ -17,6 +17,7 @@ import math
 import polars as pl
 from scipy import stats as _st
 
+from .estimate import ESTIMATE_SCHEMA, Figure, estimates, per_game_columns
 from .io import collect
 from .stats import LEVEL, chisquare_equal, t_ci, wilson
 
@@ -110,62 +111,42 @@ def elimination_hazard(games, seats, level: float = LEVEL) -> pl.DataFrame:
     """Risk of elimination for good in each round, for a player still in at its start.
 
     ``at_risk`` = players whose game reached round r and who were not out before it;
-    ``eliminated`` = players eliminated for good in round r; ``hazard`` = their ratio, with a
-    Wilson interval. Needs only the games and seats tables (not ``--rounds``).
+    ``eliminated`` = players eliminated for good in round r; ``hazard`` = their ratio, with
+    its interval by game (players of one game are one cluster, :mod:`analysis.estimate`).
+    Needs only the games and seats tables (not ``--rounds``).
     """
     s = _seat_rounds(games, seats).with_columns(
-        pl.coalesce("eliminated_round", "rounds").alias("last")
+        pl.coalesce("eliminated_round", "rounds").cast(pl.Int64).alias("last")
     )
-    last = collect(s.group_by("variant", "last").agg(pl.len().alias("n_last")))
-    elim = collect(
-        s.filter(pl.col("eliminated_round").is_not_null())
-        .group_by("variant", pl.col("eliminated_round").alias("round"))
-        .agg(pl.len().alias("eliminated"))
+    per = (
+        s.with_columns(pl.int_ranges(1, pl.col("last") + 1).alias("round"))
+        .explode("round")
+        .group_by("variant", "round", "run", "game")
+        .agg(
+            pl.len().alias("_x"),
+            (pl.col("eliminated_round").cast(pl.Int64) == pl.col("round")).sum().alias("_y"),
+        )
     )
-    variants = _variants(_prep(games))
-    frames = []
-    for v in variants:
-        lv = last.filter(pl.col("variant") == v)
-        if lv.height == 0:
-            continue
-        top = int(lv["last"].max())
-        grid = pl.DataFrame({"variant": [v] * top, "round": list(range(1, top + 1))}).with_columns(
-            pl.col("round").cast(pl.Int64)
+    fig = [Figure("hazard", "share", pl.col("_y"), pl.col("_x"), "share", True)]
+    pg = per.select("variant", "round", *per_game_columns(fig), "_x", "_y")
+    est = estimates(pg, fig, ["variant", "round"], level)
+    tot = collect(
+        pg.group_by("variant", "round").agg(
+            pl.col("_x").sum().cast(pl.Int64).alias("at_risk"),
+            pl.col("_y").sum().cast(pl.Int64).alias("eliminated"),
         )
-        frames.append(grid)
-    if not frames:
-        return pl.DataFrame(
-            schema={
-                "variant": pl.String,
-                "round": pl.Int64,
-                "at_risk": pl.Int64,
-                "eliminated": pl.Int64,
-                "hazard": pl.Float64,
-                "ci_low": pl.Float64,
-                "ci_high": pl.Float64,
-            }
-        )
-    grid = pl.concat(frames)
-    out = (
-        grid.join(
-            last.select("variant", pl.col("last").cast(pl.Int64).alias("round"), "n_last"),
-            on=["variant", "round"],
-            how="left",
-            maintain_order="left",
-        )
-        .join(
-            elim.with_columns(pl.col("round").cast(pl.Int64)),
-            on=["variant", "round"],
-            how="left",
-            maintain_order="left",
-        )
-        .with_columns(pl.col("n_last", "eliminated").fill_null(0).cast(pl.Int64))
-        .sort("variant", "round")
-        .with_columns(pl.col("n_last").cum_sum(reverse=True).over("variant").alias("at_risk"))
-        .with_columns((pl.col("eliminated") / pl.col("at_risk")).alias("hazard"))
-        .select("variant", "round", "at_risk", "eliminated", "hazard")
     )
-    return _order(add_wilson(out, "eliminated", "at_risk", level), variants)
+    out = tot.join(
+        est.select("variant", "round", pl.col("value").alias("hazard"), "ci_low", "ci_high"),
+        on=["variant", "round"],
+        how="left",
+    ).with_columns(pl.col("round").cast(pl.Int64))
+    return _order(
+        out.sort("variant", "round").select(
+            "variant", "round", "at_risk", "eliminated", "hazard", "ci_low", "ci_high"
+        ),
+        _variants(_prep(games)),
+    )
 
 
 def bust_hazard(rounds, level: float = LEVEL) -> pl.DataFrame:
@@ -267,210 +248,141 @@ def first_elimination_summary(games, seats, level: float = LEVEL) -> pl.DataFram
 
 
 def _group_table(games, seats, by: list[str], level: float) -> pl.DataFrame:
+    """Per group of ``by`` (seat or policy): win share over finished games, elimination rate,
+    elimination round, rebuys and net per seat, each a ratio of per-game sums over the group's
+    seats (:mod:`analysis.estimate`: seats of one game are one cluster; a figure fixed by
+    construction, such as the win share of a policy holding every seat, has no interval)."""
     s = _seat_rounds(games, seats).with_columns(
         (pl.col("winner") == pl.col("seat")).fill_null(False).alias("is_win"),
         pl.col("eliminated_round").is_not_null().alias("is_out"),
         pl.col("winner").is_not_null().alias("finished"),
     )
-    df = collect(
-        s.group_by(by).agg(
-            pl.len().alias("games"),
-            pl.col("finished").sum().alias("finished"),
-            pl.col("is_win").sum().alias("wins"),
-            pl.col("is_out").sum().alias("eliminated"),
-            pl.col("eliminated_round").cast(pl.Float64).mean().alias("elim_round"),
-            pl.col("eliminated_round").cast(pl.Float64).std().alias("_esd"),
-            pl.col("rebuys").cast(pl.Float64).mean().alias("rebuys"),
-            pl.col("rebuys").cast(pl.Float64).std().alias("_rsd"),
-            pl.col("net").cast(pl.Float64).mean().alias("net"),
-            pl.col("net").cast(pl.Float64).std().alias("_nsd"),
-        )
-    ).sort(by)
-    df = df.with_columns(
-        (pl.col("wins") / pl.col("finished")).alias("win_rate"),
-        (pl.col("eliminated") / pl.col("games")).alias("elim_rate"),
+    per = s.group_by([*by, "run", "game"]).agg(
+        pl.len().alias("_seats"),
+        pl.col("finished").sum().alias("_fin"),
+        pl.col("is_win").sum().alias("_wins"),
+        pl.col("is_out").sum().alias("_out"),
+        pl.col("eliminated_round").cast(pl.Float64).sum().alias("_eround"),
+        pl.col("rebuys").cast(pl.Float64).sum().alias("_rebuys"),
+        pl.col("net").cast(pl.Float64).sum().alias("_net"),
     )
-    df = add_wilson(df, "wins", "finished", level).rename(
-        {"ci_low": "win_low", "ci_high": "win_high"}
-    )
-    df = add_wilson(df, "eliminated", "games", level).rename(
-        {"ci_low": "elim_low", "ci_high": "elim_high"}
-    )
-    df = add_t(df, "elim_round", "_esd", "eliminated", "elim_round_", level)
-    df = add_t(df, "rebuys", "_rsd", "games", "rebuys_", level)
-    df = add_t(df, "net", "_nsd", "games", "net_", level)
-    cols = [
-        *by,
-        "games",
-        "finished",
-        "wins",
-        "win_rate",
-        "win_low",
-        "win_high",
-        "eliminated",
-        "elim_rate",
-        "elim_low",
-        "elim_high",
-        "elim_round",
-        "elim_round_ci_low",
-        "elim_round_ci_high",
-        "rebuys",
-        "rebuys_ci_low",
-        "rebuys_ci_high",
-        "net",
-        "net_ci_low",
-        "net_ci_high",
+    seats_ = pl.col("_seats")
+    figs = [
+        Figure("win", "share", pl.col("_wins"), pl.col("_fin"), "share", True),
+        Figure("elim", "share", pl.col("_out"), seats_, "share", True),
+        Figure("elim_round", "round", pl.col("_eround"), pl.col("_out")),
+        Figure("rebuys", "rebuys", pl.col("_rebuys"), seats_, "mean", True),
+        Figure("net", "stakes", pl.col("_net"), seats_),
     ]
-    return _order(df.select(cols), _variants(_prep(games)))
+    pg = per.select(*by, *per_game_columns(figs), "_seats", "_fin", "_wins", "_out")
+    est = estimates(pg, figs, by, level)
+    tot = collect(
+        pg.group_by(by).agg(
+            pl.col("_seats").sum().alias("games"), pl.col("_fin").sum().alias("finished"),
+            pl.col("_wins").sum().alias("wins"), pl.col("_out").sum().alias("eliminated"),
+        )
+    )  # fmt: skip
+    wide = tot
+    for f, (val, lo, hi) in {
+        "win": ("win_rate", "win_low", "win_high"),
+        "elim": ("elim_rate", "elim_low", "elim_high"),
+        "elim_round": ("elim_round", "elim_round_ci_low", "elim_round_ci_high"),
+        "rebuys": ("rebuys", "rebuys_ci_low", "rebuys_ci_high"),
+        "net": ("net", "net_ci_low", "net_ci_high"),
+    }.items():
+        part = est.filter(pl.col("metric") == f).select(
+            *by, pl.col("value").alias(val), pl.col("ci_low").alias(lo), pl.col("ci_high").alias(hi)
+        )
+        wide = wide.join(part, on=by, how="left", maintain_order="left")
+    wide = wide.with_columns(pl.col("games", "finished", "wins", "eliminated").cast(pl.Int64))
+    cols = [
+        *by, "games", "finished", "wins", "win_rate", "win_low", "win_high", "eliminated",
+        "elim_rate", "elim_low", "elim_high", "elim_round", "elim_round_ci_low",
+        "elim_round_ci_high", "rebuys", "rebuys_ci_low", "rebuys_ci_high", "net", "net_ci_low",
+        "net_ci_high",
+    ]  # fmt: skip
+    return _order(wide.sort(by).select(cols), _variants(_prep(games)))
 
 
 def seat_table(games, seats, level: float = LEVEL) -> pl.DataFrame:
-    """Per seat: win rate over finished games and elimination rate over all games (Wilson),
-    mean elimination round, rebuys per game and net result in stakes (t intervals)."""
+    """Per seat: win rate over finished games and elimination rate over all games, mean
+    elimination round, rebuys per game and net result in stakes, intervals by game."""
     return _group_table(games, seats, ["variant", "seat", "policy"], level)
 
 
 def policy_table(games, seats, level: float = LEVEL) -> pl.DataFrame:
-    """As :func:`seat_table`, pooled over the seats that play the same policy (the unit is a
-    seat in a game; Wilson intervals treat those as independent, which is conservative because
-    seats of one game compete for one win)."""
+    """As :func:`seat_table`, pooled over the seats that play the same policy: each figure a
+    ratio of the policy's per-game sums over its seats, its interval by game (seats of one game
+    compete for one win, so they are one cluster). With one policy in every seat its win share
+    (1 / players) and net (0: the stakes are zero-sum) are fixed by construction and have no
+    interval."""
     return _group_table(games, seats, ["variant", "policy"], level)
 
 
 def rebuy_outcomes(games, seats, level: float = LEVEL) -> pl.DataFrame:
     """How busts end, per policy and overall (``policy == "all"``): ``busts`` = rebuys +
-    eliminations for good; ``share_rebought`` with a Wilson interval."""
+    eliminations for good; ``share_rebought`` with its interval by game."""
     s = _seat_rounds(games, seats)
-    aggs = [
-        pl.col("rebuys").cast(pl.Int64).sum().alias("rebought"),
-        pl.col("eliminated_round").is_not_null().sum().cast(pl.Int64).alias("out_for_good"),
-    ]
-    per = collect(s.group_by("variant", "policy").agg(aggs))
-    tot = collect(s.group_by("variant").agg(aggs)).with_columns(pl.lit("all").alias("policy"))
-    df = pl.concat([per, tot.select(per.columns)]).with_columns(
-        (pl.col("rebought") + pl.col("out_for_good")).alias("busts")
-    )
-    df = df.with_columns((pl.col("rebought") / pl.col("busts")).alias("share_rebought"))
-    df = add_wilson(df, "rebought", "busts", level)
+    fig = [Figure("rebought", "share", pl.col("_r"), pl.col("_r") + pl.col("_o"), "share", True)]
+    frames = []
+    for by, label in ((["variant", "policy"], None), (["variant"], "all")):
+        per = s.group_by([*by, "run", "game"]).agg(
+            pl.col("rebuys").cast(pl.Int64).sum().alias("_r"),
+            pl.col("eliminated_round").is_not_null().sum().cast(pl.Int64).alias("_o"),
+        )
+        pg = per.select(*by, *per_game_columns(fig), "_r", "_o")
+        est = estimates(pg, fig, by, level)
+        tot = collect(pg.group_by(by).agg(pl.col("_r").sum().alias("rebought"),
+                                          pl.col("_o").sum().alias("out_for_good")))  # fmt: skip
+        df = tot.join(est.select(*by, pl.col("value").alias("share_rebought"), "ci_low", "ci_high"),
+                      on=by, how="left")  # fmt: skip
+        if label is not None:
+            df = df.with_columns(pl.lit(label).alias("policy"))
+        frames.append(df.select("variant", "policy", "rebought", "out_for_good", "share_rebought",
+                                "ci_low", "ci_high"))  # fmt: skip
+    df = pl.concat(frames).with_columns(
+        pl.col("rebought", "out_for_good").cast(pl.Int64)
+    ).with_columns((pl.col("rebought") + pl.col("out_for_good")).alias("busts"))
     df = df.sort("variant", pl.col("policy") == "all", "policy")
     return _order(
         df.select(
-            "variant",
-            "policy",
-            "busts",
-            "rebought",
-            "out_for_good",
-            "share_rebought",
-            "ci_low",
+            "variant", "policy", "busts", "rebought", "out_for_good", "share_rebought", "ci_low",
             "ci_high",
         ),
         _variants(_prep(games)),
-    )
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------ game shape
-_LONG = {
-    "variant": pl.String,
-    "metric": pl.String,
-    "unit": pl.String,
-    "kind": pl.String,
-    "value": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-    "n": pl.Int64,
-    "k": pl.Float64,
-    "sd": pl.Float64,
-    "reference": pl.Float64,
-}
+_LONG = {"variant": pl.String, **ESTIMATE_SCHEMA}
+
+SHAPE = (
+    M_ROUNDS, M_TURNS, M_TURNS_PER_ROUND, M_VOID_SHARE, M_BONUS, M_RESHUFFLES, M_POT,
+    M_UNFINISHED, M_REBUYS,
+)  # fmt: skip
 
 
-def _mean_row(v, metric, unit, mean, sd, n, level):
-    lo, hi = t_ci(mean, sd, n, level)
-    if lo is not None and not math.isnan(lo):
-        lo = max(lo, 0.0)  # every mean here is of a count: the interval stops at 0
-    return {
-        "variant": v,
-        "metric": metric,
-        "unit": unit,
-        "kind": "mean",
-        "value": mean,
-        "ci_low": lo,
-        "ci_high": hi,
-        "n": n,
-        "k": None,
-        "sd": sd,
-        "reference": None,
-    }
-
-
-def _share_row(v, metric, unit, k, n, level, reference=None):
-    lo, hi = wilson(int(k), int(n), level)
-    return {
-        "variant": v,
-        "metric": metric,
-        "unit": unit,
-        "kind": "share",
-        "value": (k / n) if n else math.nan,
-        "ci_low": lo,
-        "ci_high": hi,
-        "n": int(n),
-        "k": float(k),
-        "sd": None,
-        "reference": reference,
-    }
+def test_row(v, metric: str, p, n) -> dict:
+    """A row of the long metrics table that holds a test's p-value (no interval)."""
+    return {"variant": v, "metric": metric, "unit": "p", "kind": "test", "value": p,
+            "ci_low": None, "ci_high": None, "se": None, "n": n, "units": None, "k": None,
+            "method": "test", "reference": None}  # fmt: skip
 
 
 def game_shape(games, seats=None, level: float = LEVEL) -> pl.DataFrame:
     """Length and texture of games, one row per metric (long format): rounds, turns, turns per
-    round, stock rebuilds, pot and rebuys per game (means, t intervals); void rounds among all
-    rounds, one-turn bonuses among played rounds and unfinished games (shares, Wilson)."""
-    g = _prep(games)
-    f64 = pl.Float64
-    agg = collect(
-        g.group_by("variant").agg(
-            pl.len().alias("n"),
-            pl.col("rounds").cast(f64).mean().alias("rounds"),
-            pl.col("rounds").cast(f64).std().alias("rounds_sd"),
-            pl.col("turns").cast(f64).mean().alias("turns"),
-            pl.col("turns").cast(f64).std().alias("turns_sd"),
-            (pl.col("turns") / pl.col("rounds")).cast(f64).mean().alias("tpr"),
-            (pl.col("turns") / pl.col("rounds")).cast(f64).std().alias("tpr_sd"),
-            pl.col("reshuffles").cast(f64).mean().alias("resh"),
-            pl.col("reshuffles").cast(f64).std().alias("resh_sd"),
-            pl.col("pot").cast(f64).mean().alias("pot"),
-            pl.col("pot").cast(f64).std().alias("pot_sd"),
-            pl.col("rounds").cast(pl.Int64).sum().alias("rounds_total"),
-            pl.col("void_rounds").cast(pl.Int64).sum().alias("voids"),
-            pl.col("one_turn_bonuses").cast(pl.Int64).sum().alias("bonuses"),
-            pl.col("winner").is_null().sum().cast(pl.Int64).alias("unfinished"),
-        )
-    )
-    reb = None
-    if seats is not None:
-        per_game = _prep(seats).group_by(KEY).agg(pl.col("rebuys").cast(pl.Int64).sum().alias("r"))
-        reb = collect(
-            per_game.group_by("variant").agg(
-                pl.col("r").cast(f64).mean().alias("m"), pl.col("r").cast(f64).std().alias("sd")
-            )
-        )
-    rows = []
-    for a in agg.iter_rows(named=True):
-        v, n = a["variant"], a["n"]
-        rows.append(_mean_row(v, M_ROUNDS, "rounds", a["rounds"], a["rounds_sd"], n, level))
-        rows.append(_mean_row(v, M_TURNS, "turns", a["turns"], a["turns_sd"], n, level))
-        rows.append(_mean_row(v, M_TURNS_PER_ROUND, "turns", a["tpr"], a["tpr_sd"], n, level))
-        rows.append(_share_row(v, M_VOID_SHARE, "share", a["voids"], a["rounds_total"], level))
-        played = a["rounds_total"] - a["voids"]
-        rows.append(_share_row(v, M_BONUS, "share", a["bonuses"], played, level))
-        rows.append(_mean_row(v, M_RESHUFFLES, "rebuilds", a["resh"], a["resh_sd"], n, level))
-        rows.append(_mean_row(v, M_POT, "stakes", a["pot"], a["pot_sd"], n, level))
-        rows.append(_share_row(v, M_UNFINISHED, "share", a["unfinished"], n, level))
-        if reb is not None:
-            r = reb.filter(pl.col("variant") == v)
-            if r.height:
-                rows.append(_mean_row(v, M_REBUYS, "rebuys", r["m"][0], r["sd"][0], n, level))
-    df = pl.DataFrame(rows, schema=_LONG)
-    return _order(df, _variants(g))
+    round, stock rebuilds, pot and rebuys per game (means over games); void rounds among all
+    rounds, one-turn bonuses among played rounds and unfinished games (shares). Intervals by
+    game (:mod:`analysis.estimate`)."""
+    km = key_metrics(games, seats if seats is not None else _no_seats(games), level)
+    return km.filter(pl.col("metric").is_in(SHAPE))
+
+
+def _no_seats(games) -> pl.LazyFrame:
+    return _prep(games).select(*KEY).with_columns(
+        pl.lit(0, dtype=pl.Int8).alias("seat"), pl.lit("?").alias("policy"),
+        pl.lit(0, dtype=pl.Int8).alias("rebuys"), pl.lit(None, dtype=pl.Int16).alias("eliminated_round"),
+    ).filter(pl.lit(False))
 
 
 # ------------------------------------------------------------------ seats
@@ -613,19 +525,12 @@ M_WON_BY = "games won by {policy}"
 PAIRED_KEY = ["seed", "game"]
 
 
-def per_game(games, seats) -> pl.DataFrame:
-    """Each game's share of every key metric that is a mean or a ratio over games, so that
-    runs of the same seeds can be compared game by game (:func:`analysis.compare.compare`).
-
-    One row per game (``variant``, ``run``, ``seed``, ``game``) and, for each such metric of
-    :func:`key_metrics`, two columns ``"<metric>|y"`` and ``"<metric>|x"`` with
-    ``value = sum(y) / sum(x)`` over a variant's games (``x = 1`` for a mean per game): e.g.
-    void rounds (y) over rounds (x), eliminations over player-rounds at risk, wins of the
-    dealer's left over finished games, and ``games won by POLICY`` for every policy seated.
-    """
+def _game_frame(games, seats) -> pl.LazyFrame:
+    """The games table with each game's seat totals: rebuys, eliminations for good, player-
+    rounds at risk, the first elimination, the winner's policy, and the seats of each policy
+    (``_seats|POLICY``)."""
     g = with_seed(_prep(games))
     s = _prep(seats)
-    f64 = pl.Float64
     win = s.join(
         g.select(*KEY, "winner", "rounds"), on=KEY, how="inner", maintain_order="left"
     ).with_columns(pl.coalesce("eliminated_round", "rounds").alias("last"))
@@ -635,47 +540,68 @@ def per_game(games, seats) -> pl.DataFrame:
         pl.col("last").cast(pl.Int64).sum().alias("_at_risk"),
         pl.col("eliminated_round").min().alias("_first"),
         pl.col("policy").filter(pl.col("seat") == pl.col("winner")).first().alias("_wpol"),
+        *[(pl.col("policy") == p).sum().alias(f"_seats|{p}") for p in _policies(seats)],
     )
-    policies = collect(s.select(pl.col("policy").unique(maintain_order=True)))["policy"]
-    df = collect(g.join(sa, on=KEY, how="left", maintain_order="left"))
+    return g.join(sa, on=KEY, how="left", maintain_order="left")
+
+
+def _policies(seats) -> list[str]:
+    return collect(_prep(seats).select(pl.col("policy").unique(maintain_order=True)))[
+        "policy"
+    ].to_list()
+
+
+def figures(policies=()) -> list[Figure]:
+    """Loba's headline figures as ratios of per-game sums (:class:`analysis.estimate.Figure`),
+    over :func:`_game_frame`: e.g. void rounds (y) over rounds (x), eliminations over
+    player-rounds at risk, wins of the dealer's left over finished games, and ``games won by
+    POLICY`` for every policy seated (against its fair share, its seats over the players)."""
+    f64 = pl.Float64
     one = pl.lit(1.0, dtype=f64)
     fin = pl.col("winner").is_not_null().cast(f64)
     pos = (pl.col("winner").cast(pl.Int64) - pl.col("first_dealer").cast(pl.Int64) - 1) % pl.col(
         "n_players"
     ).cast(pl.Int64)
-    cols = {
-        M_ROUNDS: (pl.col("rounds").cast(f64), one),
-        M_TURNS: (pl.col("turns").cast(f64), one),
-        M_TURNS_PER_ROUND: ((pl.col("turns") / pl.col("rounds")).cast(f64), one),
-        M_VOID_SHARE: (pl.col("void_rounds").cast(f64), pl.col("rounds").cast(f64)),
-        M_BONUS: (
-            pl.col("one_turn_bonuses").cast(f64),
-            (pl.col("rounds") - pl.col("void_rounds")).cast(f64),
-        ),
-        M_RESHUFFLES: (pl.col("reshuffles").cast(f64), one),
-        M_POT: (pl.col("pot").cast(f64), one),
-        M_UNFINISHED: (pl.col("winner").is_null().cast(f64), one),
-        M_REBUYS: (pl.col("_rebuys").fill_null(0).cast(f64), one),
-        M_FIRST_ELIM: (
-            pl.col("_first").fill_null(0).cast(f64),
-            pl.col("_first").is_not_null().cast(f64),
-        ),
-        M_REBOUGHT: (
-            pl.col("_rebuys").fill_null(0).cast(f64),
-            (pl.col("_rebuys") + pl.col("_out")).fill_null(0).cast(f64),
-        ),
-        M_HAZARD: (
-            pl.col("_out").fill_null(0).cast(f64),
-            pl.col("_at_risk").fill_null(0).cast(f64),
-        ),
-        M_DEALER_LEFT: ((pos == 0).fill_null(False).cast(f64), fin),
-    }
-    for pol in policies.to_list():
-        cols[M_WON_BY.format(policy=pol)] = (
-            (pl.col("_wpol") == pol).fill_null(False).cast(f64),
-            fin,
-        )
-    return per_game_frame(df, cols)
+    rebuys, out = pl.col("_rebuys").fill_null(0), pl.col("_out").fill_null(0)
+    figs = [
+        Figure(M_ROUNDS, "rounds", pl.col("rounds"), one),
+        Figure(M_TURNS, "turns", pl.col("turns"), one),
+        Figure(M_TURNS_PER_ROUND, "turns", pl.col("turns") / pl.col("rounds"), one),
+        Figure(M_VOID_SHARE, "share", pl.col("void_rounds"), pl.col("rounds"), "share", True),
+        Figure(M_BONUS, "share", pl.col("one_turn_bonuses"),
+               pl.col("rounds") - pl.col("void_rounds"), "share", True),  # fmt: skip
+        Figure(M_RESHUFFLES, "rebuilds", pl.col("reshuffles"), one, "mean", True),
+        Figure(M_POT, "stakes", pl.col("pot"), one),
+        Figure(M_UNFINISHED, "share", pl.col("winner").is_null(), one, "share", True),
+        Figure(M_REBUYS, "rebuys", rebuys, one, "mean", True),
+        Figure(M_FIRST_ELIM, "round", pl.col("_first").fill_null(0),
+               pl.col("_first").is_not_null()),  # fmt: skip
+        Figure(M_REBOUGHT, "share", rebuys, rebuys + out, "share", True),
+        Figure(M_HAZARD, "share", out, pl.col("_at_risk").fill_null(0), "share", True),
+        Figure(M_DEALER_LEFT, "share", (pos == 0).fill_null(False), fin, "share", True,
+               1 / pl.col("n_players").cast(f64)),  # fmt: skip
+    ]
+    for p in policies:
+        figs.append(
+            Figure(M_WON_BY.format(policy=p), "share", (pl.col("_wpol") == p).fill_null(False),
+                   fin, "share", True, pl.col(f"_seats|{p}").cast(f64) / pl.col("n_players"))
+        )  # fmt: skip
+    return figs
+
+
+def per_game(games, seats) -> pl.DataFrame:
+    """Each game's share of every key metric, so that runs of the same seeds can be compared
+    game by game (:func:`analysis.compare.compare`): one row per game (``variant``, ``run``,
+    ``seed``, ``game``) and, for each figure of :func:`figures`, ``"<metric>|y"`` and
+    ``"<metric>|x"`` with ``value = sum(y) / sum(x)`` over a variant's games."""
+    return collect(_per_game(games, seats))
+
+
+def _per_game(games, seats) -> pl.LazyFrame:
+    figs = figures(_policies(seats))
+    return _game_frame(games, seats).select(
+        "variant", "run", "seed", "game", *per_game_columns(figs)
+    )
 
 
 def with_seed(g: pl.LazyFrame) -> pl.LazyFrame:
@@ -685,7 +611,7 @@ def with_seed(g: pl.LazyFrame) -> pl.LazyFrame:
     return g.with_columns(pl.lit(0, dtype=pl.Int64).alias("seed"))
 
 
-def per_game_frame(df: pl.DataFrame, cols: dict[str, tuple[pl.Expr, pl.Expr]]) -> pl.DataFrame:
+def per_game_frame(df, cols: dict[str, tuple[pl.Expr, pl.Expr]]):
     """One row per game of ``df`` (``variant``, ``run``, ``seed``, ``game``) with the columns
     ``"<metric>|y"`` and ``"<metric>|x"`` (float) of every ``metric -> (y, x)`` in ``cols``."""
     exprs = []
@@ -694,80 +620,48 @@ def per_game_frame(df: pl.DataFrame, cols: dict[str, tuple[pl.Expr, pl.Expr]]) -
     return df.select("variant", "run", "seed", "game", *exprs)
 
 
+def long_table(per_game_lf, figs, tests: list[dict], variants, level: float) -> pl.DataFrame:
+    """The long metrics table of a game: every figure's estimate by variant
+    (:func:`analysis.estimate.estimates`), then the tests' rows, metrics in figure order."""
+    est = estimates(per_game_lf, figs, ("variant",), level)
+    df = pl.concat([est, pl.DataFrame(tests, schema=_LONG)]) if tests else est
+    order = {f.name: i for i, f in enumerate(figs)}
+    df = df.with_columns(
+        pl.col("metric").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_m")
+    ).sort("_m", maintain_order=True)
+    return _order(df.drop("_m"), variants)
+
+
 # ------------------------------------------------------------------ all at once
 def key_metrics(games, seats, level: float = LEVEL) -> pl.DataFrame:
-    """The headline figures of each variant in one long table (metric, value, 95% interval,
-    n, unit): game shape, rebuys, first elimination, elimination risk, the dealer's-left
-    advantage and the seat-equality test, and each policy's share of wins where policies mix."""
-    shape = game_shape(games, seats, level)
-    rows = shape.to_dicts()
-    fe = first_elimination_summary(games, seats, level)
-    for r in fe.iter_rows(named=True):
-        v = r["variant"]
-        rows.append(_mean_row(v, M_FIRST_ELIM, "round", r["mean"], r["sd"], r["n"], level))
-    reb = rebuy_outcomes(games, seats, level).filter(pl.col("policy") == "all")
-    for r in reb.iter_rows(named=True):
-        rows.append(_share_row(r["variant"], M_REBOUGHT, "share", r["rebought"], r["busts"], level))
-    hz = elimination_hazard(games, seats, level)
-    tot = hz.group_by("variant", maintain_order=True).agg(
-        pl.col("eliminated").sum(), pl.col("at_risk").sum()
+    """The headline figures of each variant in one long table (metric, unit, kind, value, 95%
+    interval, se, n games, units, k events, method, reference): game shape, rebuys, first
+    elimination, elimination risk, the dealer's-left advantage and the seat-equality test, and
+    each policy's share of wins where policies mix. Every interval by game
+    (:mod:`analysis.estimate`)."""
+    policies = _policies(seats)
+    lf = _per_game(games, seats)
+    figs = figures(policies)
+    tests = [
+        test_row(r["variant"], M_SEAT_P, r["p_value"], r["games"])
+        for r in seat_advantage(games, level).filter(pl.col("position") == 0).iter_rows(named=True)
+    ]
+    df = long_table(lf, figs, tests, _variants(_prep(games)), level)
+    seated = collect(
+        _prep(seats).group_by("variant").agg(pl.col("policy").n_unique().alias("_np"))
     )
-    for r in tot.iter_rows(named=True):
-        rows.append(
-            _share_row(r["variant"], M_HAZARD, "share", r["eliminated"], r["at_risk"], level)
-        )
-    sa = seat_advantage(games, level)
-    for r in sa.filter(pl.col("position") == 0).iter_rows(named=True):
-        rows.append(
-            _share_row(
-                r["variant"], M_DEALER_LEFT, "share", r["wins"], r["games"], level, r["expected"]
-            )
-        )
-        rows.append(
-            {
-                "variant": r["variant"],
-                "metric": M_SEAT_P,
-                "unit": "p",
-                "kind": "test",
-                "value": r["p_value"],
-                "ci_low": None,
-                "ci_high": None,
-                "n": r["games"],
-                "k": None,
-                "sd": None,
-                "reference": None,
-            }
-        )
-    sg = skill_gap(games, seats, level)
-    multi = sg.group_by("variant").agg(pl.len().alias("np")).filter(pl.col("np") > 1)
-    for r in sg.join(multi, on="variant", maintain_order="left").iter_rows(named=True):
-        rows.append(
-            _share_row(
-                r["variant"],
-                M_WON_BY.format(policy=r["policy"]),
-                "share",
-                r["wins"],
-                r["finished"],
-                level,
-                r["fair_share"],
-            )
-        )
-    df = pl.DataFrame(rows, schema=_LONG)
-    order = {m: i for i, m in enumerate(df["metric"].unique(maintain_order=True).to_list())}
-    df = df.with_columns(pl.col("metric").replace_strict(order, default=0).alias("_m")).sort(
-        "_m", maintain_order=True
-    )
-    return _order(df.drop("_m"), _variants(_prep(games)))
+    mixed = set(seated.filter(pl.col("_np") > 1)["variant"].to_list())
+    won = pl.col("metric").str.starts_with(M_WON_BY.format(policy=""))
+    return df.filter(~won | (pl.col("variant").is_in(list(mixed)) & (pl.col("units") > 0)))
 
 
 def game_metrics(games, seats, spec, level: float = LEVEL) -> pl.DataFrame:
     """The figures any game's run has, from its table declaration alone (for games whose own
-    metrics the analysis does not know yet, e.g. Three-Player Moon): the unfinished share,
-    each seat's win share with a Wilson interval and the chi-square test of equal seats, and
-    the mean of every count column (int16-int64: int8 columns are seats, places and flags) of
-    the games and seats tables with a t interval. Same columns as :func:`key_metrics`."""
-    g = collect(_prep(games), "the games table")
-    s = collect(_prep(seats), "the seats table")
+    metrics the analysis does not know yet): the unfinished share, each seat's win share and
+    the chi-square test of equal seats, and the mean of every count column (int16-int64: int8
+    columns are seats, places and flags) of the games table per game and of the seats table
+    per seat (by game, :mod:`analysis.estimate`). Same columns as :func:`key_metrics`."""
+    g = with_seed(_prep(games))
     counts = {
         t.name: [
             c.name
@@ -776,29 +670,33 @@ def game_metrics(games, seats, spec, level: float = LEVEL) -> pl.DataFrame:
         ]
         for t in spec.main_tables
     }
-    rows = []
-    for v in _variants(_lazy(g)):
-        gv = g.filter(pl.col("variant") == v)
-        n = gv.height
-        done = gv.filter(pl.col("winner").is_not_null())
-        rows.append(_share_row(v, M_UNFINISHED, "share", n - done.height, n, level))
-        n_seats = int(gv["n_players"].max() or 0)
-        wins = [int((done["winner"] == q).sum()) for q in range(n_seats)]
-        for q, k in enumerate(wins):
-            rows.append(
-                _share_row(v, f"win share, seat {q}", "share", k, done.height, level, 1 / n_seats)
-            )
-        if done.height and n_seats > 1:
-            rows.append(
-                {
-                    "variant": v, "metric": M_SEAT_P, "unit": "p", "kind": "test",
-                    "value": chisquare_equal(wins)[1], "ci_low": None, "ci_high": None,
-                    "n": done.height, "k": None, "sd": None, "reference": None,
-                }
-            )  # fmt: skip
-        for name, frame in (("games", gv), ("seats", s.filter(pl.col("variant") == v))):
-            for c in counts.get(name, []):
-                x = frame[c].cast(pl.Float64)
-                per = "per game" if name == "games" else "per seat and game"
-                rows.append(_mean_row(v, f"{c} {per}", c, x.mean(), x.std() or 0.0, x.len(), level))
-    return pl.DataFrame(rows, infer_schema_length=None)
+    n_seats = int(collect(g.select(pl.col("n_players").max())).item() or 0)
+    per_seat = _prep(seats).group_by(KEY).agg(
+        pl.len().alias("_seats"), *[pl.col(c).sum().alias(f"_s|{c}") for c in counts.get("seats", [])]
+    )
+    frame = g.join(per_seat, on=KEY, how="left", maintain_order="left")
+    one = pl.lit(1.0)
+    fin = pl.col("winner").is_not_null()
+    figs = [Figure(M_UNFINISHED, "share", ~fin, one, "share", True)]
+    figs += [
+        Figure(f"win share, seat {q}", "share", (pl.col("winner") == q).fill_null(False), fin,
+               "share", True, 1 / n_seats)
+        for q in range(n_seats)
+    ]  # fmt: skip
+    figs += [Figure(f"{c} per game", c, pl.col(c), one) for c in counts.get("games", [])]
+    figs += [
+        Figure(f"{c} per seat and game", c, pl.col(f"_s|{c}"), pl.col("_seats"))
+        for c in counts.get("seats", [])
+    ]
+    lf = frame.select("variant", "run", "seed", "game", *per_game_columns(figs))
+    done = collect(
+        g.filter(fin).group_by("variant", pl.col("winner").cast(pl.Int64)).agg(pl.len().alias("w"))
+    )
+    tests = []
+    for v in _variants(g):
+        d = done.filter(pl.col("variant") == v)
+        wins = {int(q): int(w) for q, w in zip(d["winner"], d["w"], strict=True)}
+        c = [wins.get(q, 0) for q in range(n_seats)]
+        if sum(c) and n_seats > 1:
+            tests.append(test_row(v, M_SEAT_P, chisquare_equal(c)[1], sum(c)))
+    return long_table(lf, figs, tests, _variants(g), level)

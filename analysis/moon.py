@@ -18,19 +18,18 @@ import math
 import polars as pl
 
 from .io import collect
+from .estimate import Figure, per_game_columns
 from .metrics import (
-    _LONG,
     KEY,
     M_SEAT_P,
     M_UNFINISHED,
-    _mean_row,
     _order,
     _prep,
-    _share_row,
     _variants,
     add_t,
     add_wilson,
-    per_game_frame,
+    long_table,
+    test_row,
     with_seed,
 )
 from .stats import LEVEL, chisquare_equal, wilson
@@ -102,13 +101,6 @@ def _position() -> pl.Expr:
 
 def _played(hands) -> pl.LazyFrame:
     return _prep(hands).filter(~pl.col("redeal"))
-
-
-def _test_row(v, metric, p, n) -> dict:
-    return {
-        "variant": v, "metric": metric, "unit": "p", "kind": "test", "value": p,
-        "ci_low": None, "ci_high": None, "n": n, "k": None, "sd": None, "reference": None,
-    }  # fmt: skip
 
 
 # ------------------------------------------------------------------ bids
@@ -422,133 +414,97 @@ def _game_counts(games, seats, hands=None) -> pl.DataFrame:
     return df.with_columns(pl.col(c).fill_null(0) for c in df.columns if c.startswith("_"))
 
 
-def per_game(games, seats, hands=None) -> pl.DataFrame:
-    """Each game's share of every figure of :func:`moon_metrics` that is a mean or a ratio over
-    games, so that runs of the same seeds can be compared game by game
-    (:func:`analysis.compare.compare`), in the format of :func:`analysis.metrics.per_game`:
-    one row per game and ``"<metric>|y"`` / ``"<metric>|x"`` with ``value = sum(y) / sum(x)``
-    over a variant's games, e.g. redeals (y) over hands dealt (x), contracts made over
-    contracts, first-bidder wins over finished games. With ``hands`` also each bid's success,
-    the widow kept over played hands and the bidder's tricks over hands with and without it.
-    """
-    df = _game_counts(games, seats, hands)
+def figures(hands: bool = False) -> list[Figure]:
+    """Moon's headline figures as ratios of per-game sums over :func:`_game_counts`
+    (:class:`analysis.estimate.Figure`): e.g. redeals (y) over hands dealt (x), contracts made
+    over contracts, first-bidder wins over finished games; with ``hands`` also each bid's
+    success, the widow kept over played hands and the bidder's tricks over hands with and
+    without it."""
     one = pl.lit(1.0)
     fin = pl.col("winner").is_not_null()
     tried, mmade = pl.col("moons_tried"), pl.col("moons_made")
-    cols = {
-        M_HANDS: (pl.col("hands"), one),
-        M_REDEALS: (pl.col("redeals"), pl.col("hands")),
-        M_UNFINISHED: (~fin, one),
-        M_MADE: (pl.col("_made"), pl.col("_contracts")),
-        M_MOON_BID: (tried, pl.col("hands") - pl.col("redeals")),
-        M_MOON_MADE: (mmade, tried),
-        M_GAMES_MOON_BID: (tried > 0, one),
-        M_GAMES_MOON_MADE: (mmade > 0, one),
-        M_FIRST_BIDDER: ((_position() == 0).fill_null(False), fin),
-    }
-    for q in range(3):
-        cols[M_SEAT_SHARE.format(seat=q)] = ((pl.col("winner") == q).fill_null(False), fin)
-    if hands is not None:
-        for b in BIDS:
-            cols[M_BID_MADE.format(bid=b)] = (pl.col(f"_made{b}"), pl.col(f"_bid{b}"))
+    played_hands = pl.col("hands") - pl.col("redeals")
+    S = "share"
+    figs = [
+        Figure(M_HANDS, "hands", pl.col("hands"), one),
+        Figure(M_REDEALS, S, pl.col("redeals"), pl.col("hands"), S, True),
+        Figure(M_UNFINISHED, S, ~fin, one, S, True),
+        Figure(M_MADE, S, pl.col("_made"), pl.col("_contracts"), S, True),
+    ]
+    if hands:
+        figs += [
+            Figure(M_BID_MADE.format(bid=b), S, pl.col(f"_made{b}"), pl.col(f"_bid{b}"), S, True)
+            for b in BIDS
+        ]
+    figs += [
+        Figure(M_MOON_BID, S, tried, played_hands, S, True),
+        Figure(M_MOON_MADE, S, mmade, tried, S, True),
+        Figure(M_GAMES_MOON_BID, S, tried > 0, one, S, True),
+        Figure(M_GAMES_MOON_MADE, S, mmade > 0, one, S, True),
+    ]
+    if hands:
         played, kept = pl.col("_played"), pl.col("_kept")
-        cols[M_WIDOW_KEPT] = (kept, played)
-        cols[M_WIDOW_TRICKS.format(kept="kept")] = (pl.col("_t_kept"), kept)
-        cols[M_WIDOW_TRICKS.format(kept="discarded")] = (pl.col("_t_discarded"), played - kept)
-    return per_game_frame(df, cols)
+        figs += [
+            Figure(M_WIDOW_KEPT, S, kept, played, S, True),
+            Figure(M_WIDOW_TRICKS.format(kept="kept"), "tricks", pl.col("_t_kept"), kept),
+            Figure(M_WIDOW_TRICKS.format(kept="discarded"), "tricks", pl.col("_t_discarded"),
+                   played - kept),  # fmt: skip
+        ]
+    figs.append(Figure(M_FIRST_BIDDER, S, (_position() == 0).fill_null(False), fin, S, True, 1 / 3))
+    figs += [
+        Figure(M_SEAT_SHARE.format(seat=q), S, (pl.col("winner") == q).fill_null(False), fin, S,
+               True, 1 / 3)
+        for q in range(3)
+    ]  # fmt: skip
+    return figs
+
+
+def per_game(games, seats, hands=None) -> pl.DataFrame:
+    """Each game's share of every figure of :func:`moon_metrics`, so that runs of the same
+    seeds can be compared game by game (:func:`analysis.compare.compare`), in the format of
+    :func:`analysis.metrics.per_game`: one row per game and ``"<metric>|y"`` / ``"<metric>|x"``
+    with ``value = sum(y) / sum(x)`` over a variant's games (:func:`figures`)."""
+    figs = figures(hands is not None)
+    return _game_counts(games, seats, hands).select(
+        "variant", "run", "seed", "game", *per_game_columns(figs)
+    )
 
 
 # ------------------------------------------------------------------ all at once
 def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame:
-    """Moon's headline figures in the long format of :func:`analysis.metrics.key_metrics`
-    (variant, metric, unit, kind, value, ci_low, ci_high, n, k, sd, reference).
+    """Moon's headline figures in the long format of :func:`analysis.metrics.key_metrics`.
 
     From games and seats alone: hands per game, hands redealt, unfinished games, contracts
     made (the seats' ``contracts_made`` over ``bids_won``), the moon's rates, the first
     bidder's win share (reference 1/3) and the test of equal positions from the first bidder,
     each seat's win share and the test of equal seats. With the ``hands`` table (``--rounds``)
-    also: each bid's success, the share of hands where the widow was kept and the bidder's
-    mean tricks with and without it (observational, see :func:`widow_value`).
+    also: each bid's success (bids never made in these games are left out), the share of
+    hands where the widow was kept and the bidder's mean tricks with and without it
+    (observational, see :func:`widow_value`). Every interval by game
+    (:mod:`analysis.estimate`): hands of one game are not independent draws.
     """
     g = _prep(games)
-    s = _prep(seats)
     variants = _variants(g)
-    rows: list[dict] = []
-    hp = hands_per_game(games, level).filter(pl.col("count") == "all")
-    gsum = collect(
-        g.group_by("variant").agg(
-            pl.len().cast(pl.Int64).alias("games"),
-            pl.col("winner").is_null().sum().cast(pl.Int64).alias("unfinished"),
-            pl.col("hands").sum().cast(pl.Int64).alias("hands"),
-            pl.col("redeals").sum().cast(pl.Int64).alias("redeals"),
-        )
-    )
-    ssum = collect(
-        s.join(g.select(KEY), on=KEY, how="semi", maintain_order="left")
-        .group_by("variant")
-        .agg(
-            pl.col("contracts_made").sum().cast(pl.Int64).alias("made"),
-            pl.col("bids_won").sum().cast(pl.Int64).alias("contracts"),
-        )
-    )
-    moon = moon_rates(hands, games, level)
     fb = first_bidder_advantage(games, level)
     winners = collect(
         g.filter(pl.col("winner").is_not_null())
         .group_by("variant", pl.col("winner").cast(pl.Int64))
         .agg(pl.len().cast(pl.Int64).alias("wins"))
     )
-    bs = bid_success(hands, level) if hands is not None else None
-    wv = widow_value(hands, level) if hands is not None else None
+    tests = []
     for v in variants:
-        r = hp.filter(pl.col("variant") == v).row(0, named=True)
-        rows.append(_mean_row(v, M_HANDS, "hands", r["mean"], r["sd"] or 0.0, r["games"], level))
-        r = gsum.filter(pl.col("variant") == v).row(0, named=True)
-        rows.append(_share_row(v, M_REDEALS, "share", r["redeals"], r["hands"], level))
-        rows.append(_share_row(v, M_UNFINISHED, "share", r["unfinished"], r["games"], level))
-        sr = ssum.filter(pl.col("variant") == v)
-        if sr.height:
-            rows.append(_share_row(v, M_MADE, "share", sr["made"][0], sr["contracts"][0], level))
-        if bs is not None:
-            for b in bs.filter((pl.col("variant") == v) & (pl.col("by") == "bid")).iter_rows(
-                named=True
-            ):
-                if b["hands"]:
-                    m = M_BID_MADE.format(bid=b["level"])
-                    rows.append(_share_row(v, m, "share", b["made"], b["hands"], level))
-        mv = {m["measure"]: m for m in moon.filter(pl.col("variant") == v).iter_rows(named=True)}
-        for name, measure in (
-            (M_MOON_BID, "moon bid"),
-            (M_MOON_MADE, "moon made"),
-            (M_GAMES_MOON_BID, "games with a moon bid"),
-            (M_GAMES_MOON_MADE, "games with a moon made"),
-        ):
-            m = mv[measure]
-            rows.append(_share_row(v, name, "share", m["k"], m["n"], level))
-        if wv is not None:
-            w = {x["widow"]: x for x in wv.filter(pl.col("variant") == v).iter_rows(named=True)}
-            total = w["kept"]["hands"] + w["discarded"]["hands"]
-            rows.append(_share_row(v, M_WIDOW_KEPT, "share", w["kept"]["hands"], total, level))
-            for kept in ("kept", "discarded"):
-                x = w[kept]
-                if x["hands"]:
-                    m = M_WIDOW_TRICKS.format(kept=kept)
-                    rows.append(_mean_row(v, m, "tricks", x["tricks"], x["sd"], x["hands"], level))
         f = fb.filter(pl.col("variant") == v)
         if f.height and f["games"][0]:
-            f0 = f.row(0, named=True)
-            rows.append(
-                _share_row(v, M_FIRST_BIDDER, "share", f0["wins"], f0["games"], level, 1 / 3)
-            )
-            rows.append(_test_row(v, M_POSITION_P, f0["p_value"], f0["games"]))
+            tests.append(test_row(v, M_POSITION_P, f["p_value"][0], f["games"][0]))
         w = winners.filter(pl.col("variant") == v)
         wins = {int(q): int(k) for q, k in zip(w["winner"], w["wins"], strict=True)}
         c = [wins.get(q, 0) for q in range(3)]
-        done = sum(c)
-        if done:
-            for q in range(3):
-                rows.append(
-                    _share_row(v, M_SEAT_SHARE.format(seat=q), "share", c[q], done, level, 1 / 3)
-                )
-            rows.append(_test_row(v, M_SEAT_P, chisquare_equal(c)[1], done))
-    return _order(pl.DataFrame(rows, schema=_LONG), variants)
+        if sum(c):
+            tests.append(test_row(v, M_SEAT_P, chisquare_equal(c)[1], sum(c)))
+    figs = figures(hands is not None)
+    lf = _game_counts(games, seats, hands).lazy().select(
+        "variant", "run", "seed", "game", *per_game_columns(figs)
+    )
+    df = long_table(lf, figs, tests, variants, level)
+    # a bid level, a widow choice or a moon no game had: no units, no row
+    return df.filter((pl.col("kind") == "test") | (pl.col("units") > 0))

@@ -233,7 +233,12 @@ def rebuy_heatmap(tab: pl.DataFrame, gap_edges=None, title: str | None = None) -
         for r in tab.filter(pl.col("rebuys_used") == u).iter_rows(named=True):
             i, j = players.index(r["players_left"]), bands.index(r["gap_band"])
             grid[i, j] = r["value"]
-            txt = f"{r['value']:+.2f}\n[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]\nn={r['cases']}"
+            ci = (
+                "[no interval]"
+                if r["ci_low"] is None
+                else f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]"
+            )
+            txt = f"{r['value']:+.2f}\n{ci}\nn={r['cases']}"
             if r["thin"]:
                 ax.add_patch(
                     mpl.patches.Rectangle(

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from .errors import AnalysisError
-from .metrics import add_t
+from .estimate import Figure, estimates, per_game_columns
 from .stats import LEVEL, t_ci, welch_diff
 
 
@@ -399,8 +399,8 @@ def tabulate_state_value(
     min_cases: int = MIN_CASES,
     level: float = LEVEL,
 ) -> pl.DataFrame:
-    """Mean value of rebuying (stakes) and gain in win probability per cell of ``by`` with t
-    intervals over decisions; ``thin`` marks cells with fewer than ``min_cases`` decisions
+    """Mean value of rebuying (stakes) and gain in win probability per cell of ``by``, with
+    intervals by game (the decisions of one game are one cluster, :mod:`analysis.estimate`); ``thin`` marks cells with fewer than ``min_cases`` decisions
     (too few to trust); ``verdict``: ``rebuy`` / ``decline`` when the interval excludes 0,
     else ``no clear difference`` (or ``too few cases``). ``gap_edges``: the bands'
     lower edges (None: the game's, :func:`gap_bands`)."""
@@ -436,17 +436,21 @@ def tabulate_state_value(
                 "verdict": pl.String,
             }
         )
-    agg = df.group_by(by).agg(
-        pl.len().alias("cases"),
-        pl.col("value").mean(),
-        pl.col("value").std().alias("_sd"),
-        pl.col("win_gain").mean(),
-        pl.col("win_gain").std().alias("_wsd"),
-    )
-    agg = add_t(agg, "value", "_sd", "cases", level=level)
-    agg = add_t(agg, "win_gain", "_wsd", "cases", "win_", level=level).rename(
-        {"win_ci_low": "win_low", "win_ci_high": "win_high"}
-    )
+    # decisions of one game are one cluster: each cell's mean is a ratio of per-game sums
+    game = "game" if "game" in df.columns else None
+    per = df.group_by([*by, game] if game else by).agg(
+        pl.len().alias("_x"), pl.col("value").sum().alias("_v"), pl.col("win_gain").sum().alias("_w")
+    ) if game else df.with_columns(pl.lit(1).alias("_x"), pl.col("value").alias("_v"),
+                                   pl.col("win_gain").alias("_w"))  # fmt: skip
+    figs = [Figure("value", "stakes", pl.col("_v"), pl.col("_x")),
+            Figure("win_gain", "share", pl.col("_w"), pl.col("_x"))]  # fmt: skip
+    est = estimates(per.select(*by, *per_game_columns(figs), "_x"), figs, by, level)
+    agg = per.group_by(by).agg(pl.col("_x").sum().cast(pl.Int64).alias("cases"))
+    for f, (lo, hi) in (("value", ("ci_low", "ci_high")), ("win_gain", ("win_low", "win_high"))):
+        part = est.filter(pl.col("metric") == f).select(
+            *by, pl.col("value").alias(f), pl.col("ci_low").alias(lo), pl.col("ci_high").alias(hi)
+        )
+        agg = agg.join(part, on=by, how="left")
     agg = agg.with_columns((pl.col("cases") < min_cases).alias("thin"))
     verdict = []
     for lo, hi, thin in zip(agg["ci_low"], agg["ci_high"], agg["thin"], strict=True):

@@ -514,19 +514,27 @@ SECTIONS: dict[str, Callable[[RunSet, pl.DataFrame, pl.DataFrame | None], Sectio
 
 
 def _with_family(cmp: pl.DataFrame | None, tests: pl.DataFrame) -> pl.DataFrame | None:
-    """``cmp`` whose stated differences carry the family's adjusted p-values."""
+    """``cmp`` whose differences carry the report family's adjusted p-values, and verdicts
+    read from them (:func:`analysis.estimate.verdict`)."""
+    from .compare import FAMILY_VERDICTS
+    from .estimate import verdict
+
     if cmp is None:
         return None
     adj = {
         (r["variant"], r["subject"]): r["p_adjusted"]
         for r in tests.filter(pl.col("test") == "difference").iter_rows(named=True)
     }
+    ps, vs = [], []
+    for r in cmp.iter_rows(named=True):
+        a = adj.get((r["variant"], r["metric"]))
+        ps.append(a)
+        v = r["verdict"]
+        if v in FAMILY_VERDICTS or v == "cannot tell":
+            v = verdict(r["diff"], a)
+        vs.append(v)
     return cmp.with_columns(
-        pl.Series(
-            "p_adjusted",
-            [adj.get((v, m)) for v, m in zip(cmp["variant"], cmp["metric"], strict=True)],
-            dtype=pl.Float64,
-        )
+        pl.Series("p_adjusted", ps, dtype=pl.Float64), pl.Series("verdict", vs, dtype=pl.String)
     )
 
 

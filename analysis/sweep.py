@@ -164,13 +164,24 @@ class SweepResult:
     game: str = "loba"
 
 
+FAMILY_NOTE = (
+    "Each cell's figures carry their own 95% interval (by game). Each difference from the first"
+    " cell is tested, and its verdict ('higher', 'lower', 'no detectable difference') corrected"
+    " with Holm's method over the family of every cell's difference in every figure of this"
+    " table (columns M_p, M_p_adjusted, M_verdict), so the chance of any false verdict in the"
+    " sweep is at most 5%."
+)
+
+
 def cell_differences(cells: list[tuple[str, object, object]], game: str = "loba") -> list[dict]:
     """For cells ``(name, games, seats)`` played on the same seeds: each cell's difference from
     the first one for every summary column (the game's, :mod:`analysis.bygame`), paired per
-    game, with the unpaired interval beside it (columns ``M_diff``, ``M_diff_low``,
-    ``M_diff_high``, ``M_unpaired_low``, ``M_unpaired_high``, ``M_paired``; empty for the first
-    cell)."""
-    from .compare import compare
+    game, with the unpaired interval beside it, its p-value, its Holm-adjusted p-value over the
+    family of every cell's difference in every summary column, and the verdict read from the
+    adjusted one (columns ``M_diff``, ``M_diff_low``, ``M_diff_high``, ``M_unpaired_low``,
+    ``M_unpaired_high``, ``M_paired``, ``M_p``, ``M_p_adjusted``, ``M_verdict``; empty for the
+    first cell)."""
+    from .compare import FAMILY_VERDICTS, compare, correct
 
     def tag(x, name):
         return x.lazy().with_columns(pl.lit(name).alias("variant"))
@@ -178,8 +189,8 @@ def cell_differences(cells: list[tuple[str, object, object]], game: str = "loba"
     games = pl.concat([tag(g, n) for n, g, _ in cells], how="diagonal_relaxed")
     seats = pl.concat([tag(s, n) for n, _, s in cells], how="diagonal_relaxed")
     cmp = compare(games, seats, baseline=cells[0][0], game=game)
-    out = []
-    for name, _, _ in cells:
+    out, family = [], []
+    for i, (name, _, _) in enumerate(cells):
         row: dict = {"baseline": cells[0][0]}
         for col, metric in analysis_of(game).sweep_columns:
             r = cmp.filter((pl.col("variant") == name) & (pl.col("metric") == metric))
@@ -190,7 +201,15 @@ def cell_differences(cells: list[tuple[str, object, object]], game: str = "loba"
             row[f"{col}_unpaired_low"] = r.get("unpaired_low")
             row[f"{col}_unpaired_high"] = r.get("unpaired_high")
             row[f"{col}_paired"] = r.get("paired")
+            row[f"{col}_p"] = r.get("p_value")
+            if i and r:
+                v = r.get("verdict") or ""
+                family.append((row, col, {"diff": r.get("diff"), "p_value": r.get("p_value"),
+                                          "note": "" if v in FAMILY_VERDICTS else v}))  # fmt: skip
         out.append(row)
+    for (row, col, _), f in zip(family, correct([f for _, _, f in family]), strict=True):
+        row[f"{col}_p_adjusted"] = f["p_adjusted"]
+        row[f"{col}_verdict"] = f["verdict"]
     return out
 
 

@@ -42,7 +42,7 @@ def _after(adj, family: int | None) -> str:
     n = f"the {family} tests" if family else "all the tests"
     return (
         f"adjusted p = {fmt.pvalue(adj)} after correcting for {n} in this report, "
-        "Benjamini–Hochberg"
+        "Holm"
     )
 
 
@@ -229,10 +229,12 @@ def compare_sentences(
     cmp: pl.DataFrame, metrics: list[str] | None = None, family: int | None = None
 ) -> list[str]:
     """One sentence per (variant, metric) difference from the baseline, naming whether the
-    runs were compared game by game (same seeds: paired) or as independent runs. With
-    ``family`` (the size of a report's family of tests whose adjusted p-values are in
-    ``cmp["p_adjusted"]``), a difference whose adjusted p-value is not below 0.05 is worded as
-    not detectable after correction."""
+    runs were compared game by game (same seeds: paired) or as independent runs. Every
+    "higher"/"lower" follows the corrected p-value (``p_adjusted``: Holm over the table's
+    differences, or over a report's family of ``family`` tests); a difference below 0.05 only
+    on its own is worded as not detectable after correction."""
+    from .compare import FAMILY_VERDICTS
+
     metrics = metrics or COMPARE_METRICS
     out = []
     for r in cmp.filter(pl.col("verdict") != "").iter_rows(named=True):
@@ -243,8 +245,6 @@ def compare_sentences(
         how = "same seeds, paired" if r.get("paired") else "independent runs"
         if fmt.is_na(lo) or fmt.is_na(hi):
             ci = "no interval"
-        elif lo == hi:
-            ci = "the same in every game"
         else:
             a, b = fmt.diff(lo, unit), fmt.diff(hi, unit)
             ci = f"95% CI {a.removesuffix(' pts')}…{b}"
@@ -252,21 +252,23 @@ def compare_sentences(
         value = fmt.value(r["value"], unit)
         d = fmt.diff(r["diff"], unit)
         head = f"{r['variant']} vs {r['baseline']}"
-        adj = r.get("p_adjusted")
-        if r["verdict"] == "no detectable difference":
+        p, adj = r.get("p_value"), r.get("p_adjusted")
+        if r["verdict"] not in FAMILY_VERDICTS and r["verdict"] != "cannot tell":
+            out.append(f"{head}: {r['metric']}: {r['verdict']} ({value}; difference {d}, {ci}).")
+        elif adj is not None and adj == adj and adj < ALPHA:
+            word = "higher" if r["diff"] > 0 else "lower"
+            out.append(f"{head}: {r['metric']} is {word} — {value}, a difference of {d} ({ci}).")
+        elif p is not None and p == p and p < ALPHA:
+            word = "higher" if r["diff"] > 0 else "lower"
+            out.append(
+                f"{head}: no detectable difference in {r['metric']} after correction — "
+                f"{value}, {d} ({ci}) is {word} on its own (p = {fmt.pvalue(p)}), but not at 5% "
+                f"({_after(adj, family)})."
+            )
+        elif p is not None and p == p:
             out.append(
                 f"{head}: no detectable difference in {r['metric']} ({value}; difference {d}, "
                 f"{ci})."
-            )
-        elif r["verdict"] in ("higher", "lower") and family and adj is not None and adj >= ALPHA:
-            out.append(
-                f"{head}: no detectable difference in {r['metric']} after correction — "
-                f"{value}, {d} ({ci}) is {r['verdict']} on its own, but not at 5% "
-                f"({_after(adj, family)})."
-            )
-        elif r["verdict"] in ("higher", "lower"):
-            out.append(
-                f"{head}: {r['metric']} is {r['verdict']} — {value}, a difference of {d} ({ci})."
             )
         else:
             out.append(f"{head}: cannot tell whether {r['metric']} differs ({value}).")

@@ -18,6 +18,7 @@ from scipy import stats as st
 
 from analysis import metrics as M
 from analysis.compare import compare
+from analysis.estimate import EXACT, estimate, sums_from_arrays
 from analysis.stats import newcombe_diff, t_ci, welch_diff
 
 GAMES = pl.DataFrame(
@@ -64,9 +65,12 @@ def test_elimination_hazard_counts_players_still_in_at_each_round():
     assert hz["at_risk"].to_list() == [9, 9, 8, 4, 2, 2]
     assert hz["eliminated"].to_list() == [0, 1, 1, 1, 0, 1]
     assert hz["hazard"].to_list() == pytest.approx([0, 1 / 9, 1 / 8, 1 / 4, 0, 1 / 2])
+    # round 4, by game: game 0 has 2 players at risk and 1 out, game 1 has 2 and none; the
+    # interval is that of these per-game totals (few events: the exact one), not of 4 players
     r4 = _by(hz, "round", 4)
-    lo, hi = st.binomtest(1, 4).proportion_ci(method="wilson")
-    assert (r4["ci_low"], r4["ci_high"]) == pytest.approx((lo, hi))
+    e = estimate(sums_from_arrays([1, 0], [2, 2]), "share", True)
+    assert (r4["ci_low"], r4["ci_high"]) == pytest.approx((e["ci_low"], e["ci_high"]))
+    assert e["method"] == EXACT and r4["ci_low"] < 1 / 4 < r4["ci_high"]
 
 
 def test_survival_curve_and_games_running():
@@ -117,10 +121,13 @@ def test_game_shape_means_and_shares():
     assert (v[M.M_ROUNDS]["ci_low"], v[M.M_ROUNDS]["ci_high"]) == pytest.approx((lo, hi))
     assert v[M.M_TURNS]["value"] == pytest.approx(130 / 3)
     assert v[M.M_TURNS_PER_ROUND]["value"] == pytest.approx(10.0)
-    assert (v[M.M_VOID_SHARE]["k"], v[M.M_VOID_SHARE]["n"]) == (1, 13)
-    assert (v[M.M_BONUS]["k"], v[M.M_BONUS]["n"]) == (1, 12)  # played rounds only
+    assert (v[M.M_VOID_SHARE]["k"], v[M.M_VOID_SHARE]["units"]) == (1, 13)
+    assert (v[M.M_BONUS]["k"], v[M.M_BONUS]["units"]) == (1, 12)  # played rounds only
+    assert v[M.M_VOID_SHARE]["n"] == 3  # the games: the independent unit
     assert v[M.M_RESHUFFLES]["value"] == pytest.approx(1 / 3)
-    assert v[M.M_RESHUFFLES]["ci_low"] == 0.0  # a mean of counts: the interval stops at 0
+    # one rebuild in one game of three: few events, the exact interval (never zero-width)
+    assert v[M.M_RESHUFFLES]["method"] == EXACT
+    assert 0 < v[M.M_RESHUFFLES]["ci_low"] < 1 / 3 < v[M.M_RESHUFFLES]["ci_high"]
     assert v[M.M_POT]["value"] == pytest.approx(4.0)
     assert v[M.M_UNFINISHED]["value"] == pytest.approx(1 / 3)
     assert v[M.M_REBUYS]["value"] == pytest.approx(1.0)  # 1, 2, 0 per game
@@ -156,7 +163,7 @@ def test_skill_gap_share_of_games_against_fair_share():
 def test_key_metrics_hazard_and_dealer_left():
     km = M.key_metrics(GAMES, SEATS)
     v = {r["metric"]: r for r in km.iter_rows(named=True)}
-    assert (v[M.M_HAZARD]["k"], v[M.M_HAZARD]["n"]) == (4, 34)
+    assert (v[M.M_HAZARD]["k"], v[M.M_HAZARD]["units"]) == (4, 34)
     assert v[M.M_DEALER_LEFT]["value"] == 0.5 and v[M.M_DEALER_LEFT]["reference"] == 1 / 3
     assert v[M.M_SEAT_P]["kind"] == "test"
     assert v[M.M_FIRST_ELIM]["value"] == 2.5
@@ -197,7 +204,8 @@ def test_compare_marks_differences_and_noise():
     )
     assert rounds["diff"] == pytest.approx(100.0) and rounds["verdict"] == "higher"
     pot = c.filter((pl.col("variant") == "B") & (pl.col("metric") == M.M_POT)).row(0, named=True)
-    assert pot["diff"] == 0 and pot["verdict"] == "no detectable difference"
+    assert pot["diff"] == 0 and pot["verdict"] == "the same in every game"
+    assert pot["diff_low"] is None  # no zero-width interval: the games agree exactly
     base = c.filter(pl.col("variant") == "A")
     assert set(base["verdict"].to_list()) == {""}
 
@@ -218,10 +226,11 @@ def test_compare_pairs_the_same_seeds_game_by_game():
     assert r["diff"] == pytest.approx(2 / 3)
     assert (r["diff_low"], r["diff_high"]) == pytest.approx(tuple(ref.confidence_interval()))
     assert r["p_value"] == pytest.approx(ref.pvalue)
-    welch = st.ttest_ind(b["rounds"].to_list(), a["rounds"].to_list(), equal_var=False)
-    assert (r["unpaired_low"], r["unpaired_high"]) == pytest.approx(
-        tuple(welch.confidence_interval())
-    )
+    # unpaired: each variant's own t interval, combined (MOVER)
+    ha = st.t.ppf(0.975, 2) * np_std(a["rounds"].to_list()) / math.sqrt(3)
+    hb = st.t.ppf(0.975, 2) * np_std(b["rounds"].to_list()) / math.sqrt(3)
+    h = math.hypot(ha, hb)
+    assert (r["unpaired_low"], r["unpaired_high"]) == pytest.approx((2 / 3 - h, 2 / 3 + h))
     assert r["diff_high"] - r["diff_low"] < r["unpaired_high"] - r["unpaired_low"]
     # a ratio of sums (void rounds over rounds) is paired through the delta method
     v = c.filter((pl.col("variant") == "B") & (pl.col("metric") == M.M_VOID_SHARE)).row(
