@@ -281,7 +281,8 @@ def _few(a: dict, b: dict, kind: str, level: float) -> tuple[float | None, str]:
     """p-value and method of the difference of two figures when either has few events: the
     exact conditional test on the games with an event (or, for a share near 1, the games
     short of it); p None when no split of so few games could be told from chance."""
-    key = "short" if kind == "share" and min(a["short"], b["short"]) < min(a["pos"], b["pos"]) else "pos"
+    near_one = kind == "share" and min(a["short"], b["short"]) < min(a["pos"], b["pos"])
+    key = "short" if near_one else "pos"
     p, best = _exact_events_p(a[key], a["n"], b[key], b["n"])
     if p is None or best >= 1 - level:
         return (None, TOO_FEW)

@@ -379,10 +379,18 @@ def game_shape(games, seats=None, level: float = LEVEL) -> pl.DataFrame:
 
 
 def _no_seats(games) -> pl.LazyFrame:
-    return _prep(games).select(*KEY).with_columns(
-        pl.lit(0, dtype=pl.Int8).alias("seat"), pl.lit("?").alias("policy"),
-        pl.lit(0, dtype=pl.Int8).alias("rebuys"), pl.lit(None, dtype=pl.Int16).alias("eliminated_round"),
-    ).filter(pl.lit(False))
+    """An empty seats table (game_shape without seats: no game has a seat total)."""
+    return (
+        _prep(games)
+        .select(*KEY)
+        .with_columns(
+            pl.lit(0, dtype=pl.Int8).alias("seat"),
+            pl.lit("?").alias("policy"),
+            pl.lit(0, dtype=pl.Int8).alias("rebuys"),
+            pl.lit(None, dtype=pl.Int16).alias("eliminated_round"),
+        )
+        .filter(pl.lit(False))
+    )
 
 
 # ------------------------------------------------------------------ seats
@@ -627,7 +635,9 @@ def long_table(per_game_lf, figs, tests: list[dict], variants, level: float) -> 
     df = pl.concat([est, pl.DataFrame(tests, schema=_LONG)]) if tests else est
     order = {f.name: i for i, f in enumerate(figs)}
     df = df.with_columns(
-        pl.col("metric").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_m")
+        pl.col("metric")
+        .replace_strict(order, default=len(order), return_dtype=pl.Int64)
+        .alias("_m")
     ).sort("_m", maintain_order=True)
     return _order(df.drop("_m"), variants)
 
@@ -672,7 +682,8 @@ def game_metrics(games, seats, spec, level: float = LEVEL) -> pl.DataFrame:
     }
     n_seats = int(collect(g.select(pl.col("n_players").max())).item() or 0)
     per_seat = _prep(seats).group_by(KEY).agg(
-        pl.len().alias("_seats"), *[pl.col(c).sum().alias(f"_s|{c}") for c in counts.get("seats", [])]
+        pl.len().alias("_seats"),
+        *[pl.col(c).sum().alias(f"_s|{c}") for c in counts.get("seats", [])],
     )
     frame = g.join(per_seat, on=KEY, how="left", maintain_order="left")
     one = pl.lit(1.0)

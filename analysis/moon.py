@@ -17,8 +17,8 @@ import math
 
 import polars as pl
 
-from .io import collect
 from .estimate import Figure, per_game_columns
+from .io import collect
 from .metrics import (
     KEY,
     M_SEAT_P,

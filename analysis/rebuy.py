@@ -400,8 +400,9 @@ def tabulate_state_value(
     level: float = LEVEL,
 ) -> pl.DataFrame:
     """Mean value of rebuying (stakes) and gain in win probability per cell of ``by``, with
-    intervals by game (the decisions of one game are one cluster, :mod:`analysis.estimate`); ``thin`` marks cells with fewer than ``min_cases`` decisions
-    (too few to trust); ``verdict``: ``rebuy`` / ``decline`` when the interval excludes 0,
+    intervals by game (the decisions of one game are one cluster, :mod:`analysis.estimate`);
+    ``thin`` marks cells with fewer than ``min_cases`` decisions (too few to trust);
+    ``verdict``: ``rebuy`` / ``decline`` when the interval excludes 0,
     else ``no clear difference`` (or ``too few cases``). ``gap_edges``: the bands'
     lower edges (None: the game's, :func:`gap_bands`)."""
     default_edges, _, band_order = gap_bands()
@@ -437,11 +438,12 @@ def tabulate_state_value(
             }
         )
     # decisions of one game are one cluster: each cell's mean is a ratio of per-game sums
-    game = "game" if "game" in df.columns else None
-    per = df.group_by([*by, game] if game else by).agg(
-        pl.len().alias("_x"), pl.col("value").sum().alias("_v"), pl.col("win_gain").sum().alias("_w")
-    ) if game else df.with_columns(pl.lit(1).alias("_x"), pl.col("value").alias("_v"),
-                                   pl.col("win_gain").alias("_w"))  # fmt: skip
+    sums = (pl.len().alias("_x"), pl.col("value").sum().alias("_v"),
+            pl.col("win_gain").sum().alias("_w"))  # fmt: skip
+    if "game" in df.columns:
+        per = df.group_by([*by, "game"]).agg(*sums)
+    else:  # a table without games: each decision its own cluster
+        per = df.with_row_index("_i").group_by([*by, "_i"]).agg(*sums)
     figs = [Figure("value", "stakes", pl.col("_v"), pl.col("_x")),
             Figure("win_gain", "share", pl.col("_w"), pl.col("_x"))]  # fmt: skip
     est = estimates(per.select(*by, *per_game_columns(figs), "_x"), figs, by, level)
