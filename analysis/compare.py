@@ -104,7 +104,7 @@ def compare(
     method, diff, diff_low, diff_high, unpaired_low, unpaired_high, p_value, p_adjusted,
     verdict`` (verdict ``higher`` / ``lower`` / ``no detectable difference`` from the
     Holm-adjusted p-value, or ``too few events to compare``, ``the same in every game``,
-    ``fixed by construction``; empty for the baseline itself and for test p-values, which
+    ``no interval: every game agrees``; empty for the baseline itself and for test p-values, which
     are not differenced).
 
     ``game``: whose metrics (:mod:`analysis.bygame`); ``detail``: its rounds or hands table,

@@ -15,8 +15,9 @@ decisions of one game are not independent draws, so every interval is formed fro
   that fewer lacked): an exact interval from the per-game totals, never one of zero width —
   Clopper–Pearson for the share of games that had an event, times the events such a game
   had (:func:`exact_interval`);
-- **fixed by construction** (every game's ``z`` is 0 although events vary: the win share of a
-  policy that holds every seat, the net of a zero-sum table): shown without an interval.
+- **every game agrees** (every game's ``z`` is 0 although events occur: fixed by construction,
+  such as the win share of a policy that holds every seat or the net of a zero-sum table, or
+  simply the same in every game): shown without an interval, never a zero-width one.
 
 Differences (:func:`diff_unpaired`, :func:`diff_paired`) follow the same rules: the paired
 difference of the per-game ``z`` when two variants played the same seeds, the independent
@@ -45,7 +46,7 @@ MIN_GAMES = 10
 
 NORMAL = "ratio estimator, clustered by game"
 EXACT = "exact (Clopper-Pearson over the games with an event), few events"
-FIXED = "fixed by construction"
+FIXED = "no interval: every game agrees"
 NO_UNITS = "no units"
 
 TOO_FEW = "too few events to compare"
@@ -311,8 +312,11 @@ def diff_unpaired(sa: dict, sb: dict, kind: str, counts: bool, level: float = LE
     if not (math.isfinite(ea["value"]) and math.isfinite(eb["value"])):
         out["note"] = "cannot tell"
         return out
-    if ea["method"] == FIXED and eb["method"] == FIXED:
-        out.update(diff_low=None, diff_high=None, note=FIXED, method=FIXED)
+    if ea["method"] == FIXED and eb["method"] == FIXED:  # both agree in every game
+        if out["diff"] == 0:
+            out.update(note=SAME, method=FIXED)
+        else:
+            out.update(p_value=0.0, method=FIXED)
         return out
     lo, hi = mover(ea, eb)
     out.update(diff_low=lo, diff_high=hi)
@@ -377,3 +381,29 @@ def verdict(diff, p_adjusted, note: str = "", alpha: float = 1 - LEVEL) -> str:
     if p_adjusted < alpha:
         return "higher" if diff > 0 else "lower"
     return "no detectable difference"
+
+
+def wide(per_game, by, figures, names: dict, level: float = LEVEL) -> pl.DataFrame:
+    """One row per group of ``by`` with each figure's estimate as columns: ``names`` maps a
+    figure's name to the (value, low, high) column names it gets. ``per_game``: a frame with
+    the ``by`` columns and the figures' per-game columns (:func:`per_game_columns`), one row
+    per game (or per game and group)."""
+    by = list(by)
+    est = estimates(per_game, figures, by, level)
+    out = None
+    for f in figures:
+        v, lo, hi = names[f.name]
+        part = est.filter(pl.col("metric") == f.name).select(
+            *by, pl.col("value").alias(v), pl.col("ci_low").alias(lo), pl.col("ci_high").alias(hi)
+        )
+        out = part if out is None else out.join(part, on=by, how="full", coalesce=True)
+    return out
+
+
+def game_share(k: int, n: int, level: float = LEVEL) -> tuple[float | None, float | None]:
+    """(low, high) of the share of ``n`` games in which something happened ``k`` times (each
+    game once or not at all: a per-game 0/1 figure, whose sums follow from the two counts)."""
+    k, n = int(k or 0), int(n or 0)
+    s = {"n": n, "sy": k, "sx": n, "syy": k, "sxx": n, "sxy": k, "pos": k, "short": n - k}
+    e = estimate(s, "share", True, level)
+    return (e["ci_low"], e["ci_high"])

@@ -17,9 +17,9 @@ import math
 import polars as pl
 from scipy import stats as _st
 
-from .estimate import ESTIMATE_SCHEMA, Figure, estimates, per_game_columns
+from .estimate import ESTIMATE_SCHEMA, Figure, estimates, game_share, per_game_columns, wide
 from .io import collect
-from .stats import LEVEL, chisquare_equal, t_ci, wilson
+from .stats import LEVEL, chisquare_equal, t_ci
 
 KEY = ["variant", "run", "game"]
 
@@ -74,11 +74,14 @@ def _variants(lf: pl.LazyFrame) -> list[str]:
     return collect(lf.select(pl.col("variant").unique(maintain_order=True)))["variant"].to_list()
 
 
-def add_wilson(df: pl.DataFrame, k: str, n: str, level: float = LEVEL) -> pl.DataFrame:
-    """Add ``ci_low``/``ci_high`` (Wilson) for the proportion ``k / n`` of every row."""
+def add_game_share(df: pl.DataFrame, k: str, n: str, level: float = LEVEL) -> pl.DataFrame:
+    """Add ``ci_low``/``ci_high`` for the share ``k / n`` of every row, where ``k`` counts
+    *games* of ``n`` (a per-game 0/1 figure: a policy won, a position won;
+    :func:`analysis.estimate.game_share`). Shares of sub-game units take theirs from
+    :func:`analysis.estimate.estimates`."""
     lo, hi = [], []
     for kk, nn in zip(df[k].to_list(), df[n].to_list(), strict=True):
-        a, b = wilson(int(kk or 0), int(nn or 0), level)
+        a, b = game_share(int(kk or 0), int(nn or 0), level)
         lo.append(a)
         hi.append(b)
     return df.with_columns(
@@ -151,67 +154,87 @@ def elimination_hazard(games, seats, level: float = LEVEL) -> pl.DataFrame:
 
 def bust_hazard(rounds, level: float = LEVEL) -> pl.DataFrame:
     """From the ``rounds`` table: per round number, the share of players in the round who
-    busted (reached the elimination score), and how those busts ended (Wilson intervals)."""
+    busted (reached the elimination score), and how those busts ended; intervals by game."""
     r = _prep(rounds).filter(pl.col("status") != "eliminated")
-    df = collect(
-        r.group_by("variant", "round").agg(
-            pl.len().alias("in_round"),
-            pl.col("status").is_in(["over", "rebought"]).sum().alias("busts"),
-            (pl.col("status") == "rebought").sum().alias("rebought"),
-            (pl.col("status") == "over").sum().alias("out_for_good"),
+    per = r.group_by("variant", "round", "run", "game").agg(
+        pl.len().alias("in_round"),
+        pl.col("status").is_in(["over", "rebought"]).sum().alias("busts"),
+        (pl.col("status") == "rebought").sum().alias("rebought"),
+        (pl.col("status") == "over").sum().alias("out_for_good"),
+    )
+    fig = [Figure("bust_rate", "share", pl.col("busts"), pl.col("in_round"), "share", True)]
+    pg = per.with_columns(per_game_columns(fig))
+    est = wide(pg, ["variant", "round"], fig, {"bust_rate": ("bust_rate", "ci_low", "ci_high")},
+               level)  # fmt: skip
+    tot = collect(
+        pg.group_by("variant", "round").agg(
+            pl.col("in_round", "busts", "rebought", "out_for_good").sum().cast(pl.Int64)
         )
-    ).sort("variant", "round")
-    df = df.with_columns((pl.col("busts") / pl.col("in_round")).alias("bust_rate"))
-    return _order(add_wilson(df, "busts", "in_round", level), _variants(_prep(rounds)))
+    )
+    df = tot.join(est, on=["variant", "round"], how="left").sort("variant", "round")
+    return _order(
+        df.select("variant", "round", "in_round", "busts", "rebought", "out_for_good",
+                  "bust_rate", "ci_low", "ci_high"),  # fmt: skip
+        _variants(_prep(rounds)),
+    )
 
 
 def survival(games, seats, level: float = LEVEL) -> pl.DataFrame:
     """Share of the players who sat down that are still in after round r (r = 0, 1, ...).
 
     The winner of a finished game stays in for ever, so the curve levels off at 1/n. Also
-    ``games_running``: share of games not yet over after round r. Wilson intervals (seats of one
-    game are dependent; the interval treats them as independent draws).
+    ``games_running``: share of games not yet over after round r. Intervals by game (the
+    players of one game are one cluster, :mod:`analysis.estimate`).
     """
-    s = _seat_rounds(games, seats)
-    players = collect(s.group_by("variant").agg(pl.len().alias("players")))
-    elim = collect(
-        s.filter(pl.col("eliminated_round").is_not_null())
-        .group_by("variant", pl.col("eliminated_round").cast(pl.Int64).alias("round"))
-        .agg(pl.len().alias("out"))
-    )
-    ends = collect(
-        _prep(games)
-        .group_by("variant", pl.col("rounds").cast(pl.Int64).alias("round"))
-        .agg(pl.len().alias("ended"))
-    )
-    ngames = collect(_prep(games).group_by("variant").agg(pl.len().alias("games")))
-    variants = _variants(_prep(games))
-    rows = []
-    for v in variants:
-        p = players.filter(pl.col("variant") == v)["players"]
-        if p.len() == 0:
-            continue
-        top = ends.filter(pl.col("variant") == v)["round"].max()
-        rows.append(pl.DataFrame({"variant": [v] * (top + 1), "round": list(range(top + 1))}))
-    grid = pl.concat(rows).with_columns(pl.col("round").cast(pl.Int64))
+    g = _prep(games)
+    top = g.group_by("variant").agg(pl.col("rounds").cast(pl.Int64).max().alias("_top"))
+    g = g.join(top, on="variant", how="left")
+    grid = g.select(
+        *KEY, "n_players", "rounds", pl.int_ranges(0, pl.col("_top") + 1).alias("round")
+    ).explode("round")
     out = (
-        grid.join(elim, on=["variant", "round"], how="left", maintain_order="left")
-        .join(ends, on=["variant", "round"], how="left", maintain_order="left")
-        .join(players, on="variant", maintain_order="left")
-        .join(ngames, on="variant", maintain_order="left")
-        .with_columns(pl.col("out", "ended").fill_null(0))
-        .sort("variant", "round")
-        .with_columns(
-            (pl.col("players") - pl.col("out").cum_sum().over("variant")).alias("still_in"),
-            (pl.col("games") - pl.col("ended").cum_sum().over("variant")).alias("running"),
+        _prep(seats)
+        .filter(pl.col("eliminated_round").is_not_null())
+        .join(top, on="variant", how="left")
+        .select(
+            *KEY,
+            pl.int_ranges(pl.col("eliminated_round").cast(pl.Int64), pl.col("_top") + 1).alias(
+                "round"
+            ),
         )
-        .with_columns(
-            (pl.col("still_in") / pl.col("players")).alias("share"),
-            (pl.col("running") / pl.col("games")).alias("games_running"),
-        )
-        .select("variant", "round", "players", "still_in", "share", "games_running")
+        .explode("round")
+        .group_by(*KEY, "round")
+        .agg(pl.len().alias("_out"))
     )
-    return _order(add_wilson(out, "still_in", "players", level), variants)
+    per = grid.join(out, on=[*KEY, "round"], how="left").with_columns(
+        pl.col("_out").fill_null(0),
+        pl.col("n_players").cast(pl.Int64).alias("_n"),
+    )
+    one = pl.lit(1.0)
+    figs = [
+        Figure("share", "share", pl.col("_n") - pl.col("_out"), pl.col("_n"), "share", True),
+        Figure("games_running", "share", pl.col("rounds") > pl.col("round"), one, "share", True),
+    ]
+    pg = per.with_columns(per_game_columns(figs))
+    by = ["variant", "round"]
+    names = {
+        "share": ("share", "ci_low", "ci_high"),
+        "games_running": ("games_running", "_glo", "_ghi"),
+    }
+    est = wide(pg, by, figs, names, level)
+    tot = collect(
+        pg.group_by(by).agg(
+            pl.col("_n").sum().alias("players"),
+            (pl.col("_n") - pl.col("_out")).sum().alias("still_in"),
+        )
+    )
+    df = tot.join(est, on=by, how="left").with_columns(pl.col("round").cast(pl.Int64))
+    return _order(
+        df.sort(by).select(
+            "variant", "round", "players", "still_in", "share", "games_running", "ci_low", "ci_high"
+        ),
+        _variants(_prep(games)),
+    )
 
 
 def first_elimination(games, seats) -> pl.DataFrame:
@@ -408,7 +431,7 @@ def _ordinal(k: int) -> str:
 
 def seat_advantage(games, level: float = LEVEL) -> pl.DataFrame:
     """Win share by position relative to the first round's dealer: position 0 is the dealer's
-    left (who plays first, [A8]), position n-1 the first dealer. Finished games only; Wilson
+    left (who plays first, [A8]), position n-1 the first dealer. Finished games only; by game
     intervals; ``chi2``/``p_value``: Pearson's chi-square test that all positions win equally
     often. The first dealer is drawn at random ([A5]), so a position effect is not confounded
     with the policies' seats."""
@@ -432,7 +455,7 @@ def seat_advantage(games, level: float = LEVEL) -> pl.DataFrame:
         total = sum(c)
         chi2, p = chisquare_equal(c)
         for k in range(n):
-            lo, hi = wilson(c[k], total, level)
+            lo, hi = game_share(c[k], total, level)
             out.append(
                 {
                     "variant": v,
@@ -471,7 +494,8 @@ def seat_advantage(games, level: float = LEVEL) -> pl.DataFrame:
 
 def skill_gap(games, seats, level: float = LEVEL) -> pl.DataFrame:
     """Chance vs skill: for each policy at the table, the share of finished games won by one of
-    its seats (Wilson) against its fair share ``seats_per_game / n_players``; ``edge`` = share -
+    its seats (interval by game) against its fair share ``seats_per_game / n_players``;
+    ``edge`` = share -
     fair share, ``p_value``: exact binomial test of share = fair share. ``per_seat`` divides by
     the policy's seats. With one policy at every seat there is nothing to compare (one row,
     share 1)."""
@@ -499,7 +523,7 @@ def skill_gap(games, seats, level: float = LEVEL) -> pl.DataFrame:
         (pl.col("wins") / pl.col("finished")).alias("share"),
         (pl.col("seats_per_game") / pl.col("n_players")).alias("fair_share"),
     )
-    df = add_wilson(df, "wins", "finished", level)
+    df = add_game_share(df, "wins", "finished", level)
     pv = []
     for w, n, f in zip(df["wins"], df["finished"], df["fair_share"], strict=True):
         pv.append(float(_st.binomtest(int(w), int(n), min(max(float(f), 0.0), 1.0)).pvalue))

@@ -3,9 +3,8 @@
 Pure functions of polars frames, lazy or eager (a :class:`~analysis.io.RunSet`'s tables, where
 ``rounds`` is Moon's ``hands`` table, or ``sim.simulate(..., record_rounds=True)``'s
 ``.games``/``.seats``/``.hands``), grouped by ``variant`` (a frame without one is the single
-variant ``"run"``). Each returns a small tidy :class:`polars.DataFrame` with 95% intervals:
-Wilson for shares, Student t for means (:mod:`analysis.stats`). Hands of one game are not
-independent draws; the intervals over hands treat them as if they were.
+variant ``"run"``). Each returns a small tidy :class:`polars.DataFrame` with 95% intervals
+by game (:mod:`analysis.estimate`): hands of one game are not independent draws.
 
 A *played* hand is one that was not redealt ([B4]: all passed, ``redeal`` true); bids, trump,
 widow and tricks exist only for played hands.
@@ -17,7 +16,7 @@ import math
 
 import polars as pl
 
-from .estimate import Figure, per_game_columns
+from .estimate import Figure, estimates, per_game_columns, wide
 from .io import collect
 from .metrics import (
     KEY,
@@ -26,13 +25,13 @@ from .metrics import (
     _order,
     _prep,
     _variants,
+    add_game_share,
     add_t,
-    add_wilson,
     long_table,
     test_row,
     with_seed,
 )
-from .stats import LEVEL, chisquare_equal, wilson
+from .stats import LEVEL, chisquare_equal
 
 __all__ = [
     "BIDS",
@@ -106,7 +105,7 @@ def _played(hands) -> pl.LazyFrame:
 # ------------------------------------------------------------------ bids
 def bid_success(hands, level: float = LEVEL) -> pl.DataFrame:
     """Share of contracts made ([B9]) by bid (4, 5, 6, 7, 21) and by trump kind (a number,
-    doubles, no trump), played hands only, with Wilson intervals.
+    doubles, no trump), played hands only, with intervals by game (:mod:`analysis.estimate`).
 
     One row per variant, ``by`` (``"bid"`` or ``"trump"``) and ``level`` (every bid and kind,
     also those never seen: ``hands`` 0, share and interval NaN). ``hands`` = contracts of that
@@ -119,11 +118,16 @@ def bid_success(hands, level: float = LEVEL) -> pl.DataFrame:
         ("bid", pl.col("bid").cast(pl.Int64).cast(pl.String), [str(b) for b in BIDS]),
         ("trump", pl.col("_kind"), list(TRUMP_KINDS)),
     ):
-        agg = collect(
-            p.group_by("variant", col.alias("level")).agg(
-                pl.len().alias("hands"), pl.col("made").sum().cast(pl.Int64).alias("made")
-            )
+        per = p.group_by("variant", col.alias("level"), "run", "game").agg(
+            pl.len().alias("hands"), pl.col("made").sum().cast(pl.Int64).alias("made")
         )
+        fig = [Figure("made", "share", pl.col("made"), pl.col("hands"), "share", True)]
+        pg = per.with_columns(per_game_columns(fig))
+        agg = collect(
+            pg.group_by("variant", "level").agg(pl.col("hands", "made").sum().cast(pl.Int64))
+        )
+        ci = wide(pg, ["variant", "level"], fig, {"made": ("_s", "ci_low", "ci_high")}, level)
+        agg = agg.join(ci, on=["variant", "level"], how="left") if agg.height else agg
         frames.append((by, levels, agg))
     variants = _variants(_prep(hands))
     rows = []
@@ -133,12 +137,13 @@ def bid_success(hands, level: float = LEVEL) -> pl.DataFrame:
             got = {r["level"]: r for r in a.iter_rows(named=True)}
             total = int(a["hands"].sum())
             for lv in levels:
-                r = got.get(lv, {"hands": 0, "made": 0})
+                r = got.get(lv, {"hands": 0, "made": 0, "ci_low": None, "ci_high": None})
                 n, k = int(r["hands"]), int(r["made"])
                 rows.append(
                     {
                         "variant": v, "by": by, "level": lv, "hands": n, "made": k,
-                        "share": k / n if n else math.nan,
+                        "share": k / n if n else math.nan, "ci_low": r["ci_low"],
+                        "ci_high": r["ci_high"],
                         "share_of_hands": n / total if total else math.nan,
                     }
                 )  # fmt: skip
@@ -149,10 +154,12 @@ def bid_success(hands, level: float = LEVEL) -> pl.DataFrame:
         "hands": pl.Int64,
         "made": pl.Int64,
         "share": pl.Float64,
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
         "share_of_hands": pl.Float64,
     }
     df = pl.DataFrame(rows, schema=schema)
-    return add_wilson(df, "made", "hands", level).select(
+    return df.select(
         "variant", "by", "level", "hands", "made", "share", "ci_low", "ci_high", "share_of_hands"
     )
 
@@ -164,58 +171,39 @@ def moon_rates(hands, games, level: float = LEVEL) -> pl.DataFrame:
     Rows (``measure``, with ``per``): ``moon bid`` per played hand, ``moon made`` per moon bid
     (per ``bid``), ``games with a moon bid`` and ``games with a moon made`` per game, and
     ``games ended by a moon`` (only with ``moon=instant``) per game; ``k`` of ``n``, ``share``
-    with a Wilson interval. ``hands`` may be None: the per-hand counts then come from the
-    games table's ``hands``, ``redeals``, ``moons_tried`` and ``moons_made`` (the same numbers).
+    with its interval by game (:mod:`analysis.estimate`). The counts come from the games
+    table's ``hands``, ``redeals``, ``moons_tried`` and ``moons_made`` (the hands table, when
+    given, holds the same numbers).
     """
     g = _prep(games)
-    gagg = collect(
-        g.group_by("variant").agg(
-            pl.len().alias("games"),
-            (pl.col("hands") - pl.col("redeals")).sum().cast(pl.Int64).alias("played"),
-            pl.col("moons_tried").sum().cast(pl.Int64).alias("tried"),
-            pl.col("moons_made").sum().cast(pl.Int64).alias("mmade"),
-            (pl.col("moons_tried") > 0).sum().cast(pl.Int64).alias("g_tried"),
-            (pl.col("moons_made") > 0).sum().cast(pl.Int64).alias("g_made"),
-            (pl.col("end").cast(pl.String) == "moon").sum().cast(pl.Int64).alias("g_end"),
+    tried, made = pl.col("moons_tried"), pl.col("moons_made")
+    one = pl.lit(1.0)
+    S = "share"
+    played = pl.col("hands") - pl.col("redeals")
+    ended = pl.col("end").cast(pl.String) == "moon"
+    measures = tuple(
+        (name, per, Figure(name, S, y, x, S, True))
+        for name, per, y, x in (
+            ("moon bid", "played hand", tried, played),
+            ("moon made", "moon bid", made, tried),
+            ("games with a moon bid", "game", tried > 0, one),
+            ("games with a moon made", "game", made > 0, one),
+            ("games ended by a moon", "game", ended, one),
         )
     )
-    if hands is not None:
-        hagg = collect(
-            _played(hands)
-            .group_by("variant")
-            .agg(
-                pl.len().cast(pl.Int64).alias("played"),
-                (pl.col("bid") == 21).sum().cast(pl.Int64).alias("tried"),
-                ((pl.col("bid") == 21) & pl.col("made")).sum().cast(pl.Int64).alias("mmade"),
-            )
-        )
-        gagg = gagg.drop("played", "tried", "mmade").join(
-            hagg, on="variant", how="left", maintain_order="left"
-        )
-        gagg = gagg.with_columns(pl.col("played", "tried", "mmade").fill_null(0))
-    rows = []
-    for r in gagg.iter_rows(named=True):
-        v = r["variant"]
-        for measure, per, k, n in (
-            ("moon bid", "played hand", r["tried"], r["played"]),
-            ("moon made", "moon bid", r["mmade"], r["tried"]),
-            ("games with a moon bid", "game", r["g_tried"], r["games"]),
-            ("games with a moon made", "game", r["g_made"], r["games"]),
-            ("games ended by a moon", "game", r["g_end"], r["games"]),
-        ):
-            rows.append(
-                {"variant": v, "measure": measure, "per": per, "k": int(k), "n": int(n),
-                 "share": k / n if n else math.nan}
-            )  # fmt: skip
-    schema = {
-        "variant": pl.String,
-        "measure": pl.String,
-        "per": pl.String,
-        "k": pl.Int64,
-        "n": pl.Int64,
-        "share": pl.Float64,
-    }
-    df = add_wilson(pl.DataFrame(rows, schema=schema), "k", "n", level)
+    figs = [f for _, _, f in measures]
+    est = estimates(g.select("variant", *per_game_columns(figs)), figs, ["variant"], level)
+    per = {m: p for m, p, _ in measures}
+    df = est.select(
+        "variant",
+        pl.col("metric").alias("measure"),
+        pl.col("metric").replace_strict(per).alias("per"),
+        pl.col("k").cast(pl.Int64),
+        pl.col("units").cast(pl.Int64).alias("n"),
+        pl.col("value").alias("share"),
+        "ci_low",
+        "ci_high",
+    )
     return _order(df, _variants(g))
 
 
@@ -225,10 +213,10 @@ def widow_value(hands, level: float = LEVEL) -> pl.DataFrame:
     number of tricks the bidder takes when it kept vs when it laid the widow aside.
 
     One row per variant and ``widow`` (``kept`` / ``discarded``), played hands only:
-    ``hands``; ``share`` of the variant's played hands with its Wilson interval
+    ``hands``; ``share`` of the variant's played hands with its interval
     (``share_low``/``share_high``; the two shares sum to 1); ``tricks`` = the bidder's mean
-    tricks with ``sd`` and its t interval (``ci_low``/``ci_high``); ``made`` = share of those
-    contracts made.
+    tricks with ``sd`` (over hands) and its interval (``ci_low``/``ci_high``); ``made`` = share
+    of those contracts made. Intervals by game (:mod:`analysis.estimate`).
 
     Observational, not causal: the bidder chooses after seeing the widow, so hands where it
     keeps the widow differ from the others in more than the widow (a strong widow tile, a bid
@@ -250,6 +238,18 @@ def widow_value(hands, level: float = LEVEL) -> pl.DataFrame:
             pl.col("made").cast(pl.Float64).mean().alias("made"),
         )
     )
+    # intervals by game: the hands of one game are one cluster
+    played, kept = pl.col("_played"), pl.col("_kept")
+    S = "share"
+    figs = [
+        Figure("share kept", S, kept, played, S, True),
+        Figure("share discarded", S, played - kept, played, S, True),
+        Figure("tricks kept", "tricks", pl.col("_t_kept"), kept),
+        Figure("tricks discarded", "tricks", pl.col("_t_discarded"), played - kept),
+    ]
+    est = estimates(_hand_counts(hands).select("variant", *per_game_columns(figs)), figs,
+                    ["variant"], level)  # fmt: skip
+    ci = {(r["variant"], r["metric"]): r for r in est.iter_rows(named=True)}
     rows = []
     for v in _variants(_prep(hands)):
         a = agg.filter(pl.col("variant") == v)
@@ -257,13 +257,15 @@ def widow_value(hands, level: float = LEVEL) -> pl.DataFrame:
         got = {r["widow"]: r for r in a.iter_rows(named=True)}
         for w in ("kept", "discarded"):
             r = got.get(w, {"hands": 0, "tricks": None, "sd": None, "made": None})
-            lo, hi = wilson(int(r["hands"]), total, level)
+            sh, tr = ci.get((v, f"share {w}"), {}), ci.get((v, f"tricks {w}"), {})
             rows.append(
                 {
                     "variant": v, "widow": w, "hands": int(r["hands"]),
                     "share": r["hands"] / total if total else math.nan,
-                    "share_low": lo, "share_high": hi,
-                    "tricks": r["tricks"], "sd": r["sd"], "made": r["made"],
+                    "share_low": sh.get("ci_low"), "share_high": sh.get("ci_high"),
+                    "tricks": r["tricks"], "sd": r["sd"],
+                    "ci_low": tr.get("ci_low") if r["hands"] else None,
+                    "ci_high": tr.get("ci_high") if r["hands"] else None, "made": r["made"],
                 }
             )  # fmt: skip
     schema = {
@@ -275,20 +277,18 @@ def widow_value(hands, level: float = LEVEL) -> pl.DataFrame:
         "share_high": pl.Float64,
         "tricks": pl.Float64,
         "sd": pl.Float64,
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
         "made": pl.Float64,
     }
-    df = add_t(pl.DataFrame(rows, schema=schema), "tricks", "sd", "hands", level=level)
-    return df.select(
-        "variant", "widow", "hands", "share", "share_low", "share_high", "tricks", "sd",
-        "ci_low", "ci_high", "made",
-    )  # fmt: skip
+    return pl.DataFrame(rows, schema=schema)
 
 
 # ------------------------------------------------------------------ seats
 def first_bidder_advantage(games, level: float = LEVEL) -> pl.DataFrame:
     """Win share by position relative to the game's first bidder ([B4]: drawn at random, then
     moving one seat clockwise each hand): position 0 the first bidder, 1 the seat on its left
-    (second to bid in the first hand), 2 the third. Finished games only; Wilson intervals
+    (second to bid in the first hand), 2 the third. Finished games only; intervals by game
     against ``expected`` = 1/3; ``chi2``/``p_value``: Pearson's chi-square test that the three
     positions win equally often (the same on every row of a variant)."""
     g = _prep(games).filter(pl.col("winner").is_not_null())
@@ -323,7 +323,7 @@ def first_bidder_advantage(games, level: float = LEVEL) -> pl.DataFrame:
         "chi2": pl.Float64,
         "p_value": pl.Float64,
     }
-    df = add_wilson(pl.DataFrame(out, schema=schema), "wins", "games", level)
+    df = add_game_share(pl.DataFrame(out, schema=schema), "wins", "games", level)
     return df.select(
         "variant", "position", "label", "wins", "games", "share", "ci_low", "ci_high",
         "expected", "chi2", "p_value",
@@ -360,15 +360,19 @@ def hands_per_game(games, level: float = LEVEL) -> pl.DataFrame:
 
 def all_pass_rate(hands, level: float = LEVEL) -> pl.DataFrame:
     """Share of hands redealt because all three passed ([B4], ``all_pass=redeal``; 0 under
-    ``force_last``), with a Wilson interval: ``redeals`` of ``hands`` (every hand dealt)."""
+    ``force_last``): ``redeals`` of ``hands`` (every hand dealt), its interval by game."""
     h = _prep(hands)
-    df = collect(
-        h.group_by("variant").agg(
-            pl.len().cast(pl.Int64).alias("hands"),
-            pl.col("redeal").sum().cast(pl.Int64).alias("redeals"),
-        )
-    ).with_columns((pl.col("redeals") / pl.col("hands")).alias("share"))
-    return _order(add_wilson(df, "redeals", "hands", level), _variants(h))
+    per = h.group_by("variant", "run", "game").agg(
+        pl.len().cast(pl.Int64).alias("hands"),
+        pl.col("redeal").sum().cast(pl.Int64).alias("redeals"),
+    )
+    fig = [Figure("share", "share", pl.col("redeals"), pl.col("hands"), "share", True)]
+    pg = per.with_columns(per_game_columns(fig))
+    df = collect(pg.group_by("variant").agg(pl.col("hands", "redeals").sum()))
+    ci = wide(pg, ["variant"], fig, {"share": ("share", "ci_low", "ci_high")}, level)
+    df = df.join(ci, on="variant", how="left")
+    return _order(df.select("variant", "hands", "redeals", "share", "ci_low", "ci_high"),
+                  _variants(h))  # fmt: skip
 
 
 # ------------------------------------------------------------------ per game (pairing)

@@ -38,7 +38,7 @@ def _cell_text(ax, x, y, text: str, colour=None, threshold: float = 0.5, **kw) -
 
 
 def survival_plot(surv: pl.DataFrame, show_games: bool = True) -> Figure:
-    """Share of players still in after each round (band: 95% Wilson), one line per variant;
+    """Share of players still in after each round (band: 95%), one line per variant;
     dotted: share of games still running."""
     fig, ax = _fig()
     for i, (v, part) in enumerate(surv.group_by("variant", maintain_order=True)):
@@ -73,7 +73,7 @@ def survival_plot(surv: pl.DataFrame, show_games: bool = True) -> Figure:
 
 
 def hazard_plot(hz: pl.DataFrame, min_at_risk: int = 50) -> Figure:
-    """Risk of elimination for good per round for a player still in (band: 95% Wilson);
+    """Risk of elimination for good per round for a player still in (band: 95%);
     rounds with fewer than ``min_at_risk`` players at risk are left out."""
     fig, ax = _fig()
     for i, (v, part) in enumerate(hz.group_by("variant", maintain_order=True)):
@@ -149,7 +149,7 @@ def seat_advantage_plot(
 ) -> Figure:
     """Win share by position (Loba: from the first dealer, :func:`analysis.metrics.
     seat_advantage`; Moon: from the first bidder, :func:`analysis.moon.first_bidder_advantage`)
-    with 95% Wilson bars, the fair share (``expected``) as a dashed line, the chi-square
+    with 95% bars, the fair share (``expected``) as a dashed line, the chi-square
     p-value of "all positions equal" in the legend."""
     fig, ax = _fig()
     groups = list(sa.group_by("variant", maintain_order=True))
@@ -185,7 +185,7 @@ def seat_advantage_plot(
 
 def bid_success_plot(bs: pl.DataFrame) -> Figure:
     """Moon's share of contracts made (:func:`analysis.moon.bid_success`) by bid and by trump
-    kind, one colour per variant, with 95% Wilson bars; levels never bid are left out."""
+    kind, one colour per variant, with 95% bars; levels never bid are left out."""
     fig = Figure(figsize=(10, 4.2), layout="constrained")
     axes = fig.subplots(1, 2)
     for ax, (by, name) in zip(axes, (("bid", "bid"), ("trump", "trump kind")), strict=True):
@@ -479,7 +479,7 @@ def tournament_plot(policies: pl.DataFrame, pairs: pl.DataFrame, anchor: str) ->
     """A tournament (:mod:`analysis.tournament`): each policy's rating with its 95% bootstrap
     interval (left; ``anchor`` = 0), and the win-share matrix (right): the row policy's win
     share in the games where the column policy sits too, coloured by its distance from the
-    row's fair share (blue above, red below), annotated with the 95% Wilson interval."""
+    row's fair share (blue above, red below), annotated with the 95% interval."""
     import matplotlib as mpl
 
     names = policies["policy"].to_list()

@@ -52,12 +52,13 @@ code{background:#f5f5f5;padding:0 .2em}
 """
 
 METHODS_INTERVALS = (
-    "Shares: Wilson score intervals. Means: Student t intervals. Differences from the "
-    "baseline: when a variant holds the same seeds and games as the baseline, game by game "
-    "(paired t interval of the per-game differences; ratios such as shares of rounds through "
-    "the delta method), with the unpaired interval beside it; otherwise Welch t (means) and "
-    "Newcombe hybrid score (shares). A difference whose interval contains 0 is reported as not "
-    "detectable."
+    "The game is the independent unit: every share or mean over rounds, seats, busts, hands or "
+    "decisions is a ratio of per-game sums, its interval from the games (ratio estimator); "
+    "figures with few events (fewer than 10 games) get an exact interval, figures on which "
+    "every game agrees none. Differences from the baseline: when a variant holds the same "
+    "seeds and games as the baseline, game by game (t interval of the per-game differences), "
+    "with the unpaired interval beside it; otherwise the two intervals combined. Every "
+    "verdict follows Holm's correction over the report's tests (docs/intervals.md)."
 )
 
 

@@ -2,6 +2,9 @@
 
 Methods, so that every number in a table can be traced to one:
 
+- the figures themselves, every share and mean over games or sub-game units:
+  :mod:`analysis.estimate` (the game is the independent unit; exact intervals for few
+  events); what follows are the building blocks other tables use:
 - proportions: Wilson score interval (:func:`sim.stats.wilson`, scipy ``binomtest``);
 - means: Student t interval, ``mean ± t(n-1) · sd / sqrt(n)`` (``scipy.stats.t``);
 - difference of two independent means: Welch's t interval with Welch–Satterthwaite degrees

@@ -158,7 +158,7 @@ def tournament_text(res) -> str:
         "",
         f"ratings: Plackett–Luce log-strength from each game's finishing order ({anchor} = 0),"
         f" 95% bootstrap interval over the deals ({t.resamples} resamples); win share against"
-        " its fair share, 95% Wilson interval",
+        " its fair share, 95% interval",
     ]
     rows = []
     for r in res.policies.sort("rating", descending=True).iter_rows(named=True):
@@ -180,7 +180,7 @@ def tournament_text(res) -> str:
     out.append(aligned(head, rows, [False, True, False, True, True, False, True, True]))
     out += [
         "",
-        "pairs: each policy's win share in the games where both sit, 95% Wilson interval;"
+        "pairs: each policy's win share in the games where both sit, 95% interval;"
         " others: another policy won, or no one",
     ]
     order = {p: i for i, p in enumerate(t.pool)}

@@ -33,7 +33,7 @@ seed, so a tournament prints the same intervals every time.
 
 **Win shares** (:func:`win_pairs`, :func:`win_shares`). For each pair of policies (A, B), A's
 share of the games where both sit that A won, B's share, and the rest (another policy won, or
-no one: an unfinished game), with 95% Wilson intervals (which treat the games as independent);
+no one: an unfinished game), with 95% intervals (which treat the games as independent);
 each policy's win share in all its games against its fair share (its seats / players).
 """
 
@@ -49,7 +49,8 @@ import numpy as np
 import polars as pl
 
 from .errors import AnalysisError
-from .stats import LEVEL, wilson
+from .estimate import game_share
+from .stats import LEVEL
 
 RESAMPLES = 200
 MAX_SEATINGS = 1000
@@ -337,8 +338,9 @@ def _winners(games, seats) -> pl.LazyFrame:
     )
 
 
-def _with_wilson(df: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.DataFrame:
-    ci = [wilson(a, b) for a, b in zip(df[k].to_list(), df[n].to_list(), strict=True)]
+def _with_share(df: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.DataFrame:
+    """Share ``k / n`` of games with its interval (each game won or not: the game's unit)."""
+    ci = [game_share(a, b) for a, b in zip(df[k].to_list(), df[n].to_list(), strict=True)]
     return df.with_columns(
         (pl.col(k) / pl.col(n)).alias(f"{prefix}share"),
         pl.Series(f"{prefix}ci_low", [c[0] for c in ci], dtype=pl.Float64),
@@ -348,7 +350,7 @@ def _with_wilson(df: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.DataF
 
 def win_pairs(games, seats, policies: Sequence[str] | None = None) -> pl.DataFrame:
     """For each ordered pair of different policies (``policy``, ``opponent``) that sat in the
-    same games: ``games``, the policy's ``wins``, ``share`` with its Wilson interval
+    same games: ``games``, the policy's ``wins``, ``share`` with its interval
     (``ci_low``, ``ci_high``), the opponent's ``opponent_wins`` and ``opponent_share``, and
     ``other_share`` (another policy won, or no one), so that ``share + opponent_share +
     other_share = 1``. ``games``/``seats``: the tournament's tables with a ``seating`` column;
@@ -369,7 +371,7 @@ def win_pairs(games, seats, policies: Sequence[str] | None = None) -> pl.DataFra
         )
         .collect()
     )
-    pairs = _with_wilson(pairs, "wins", "games").with_columns(
+    pairs = _with_share(pairs, "wins", "games").with_columns(
         (pl.col("opponent_wins") / pl.col("games")).alias("opponent_share"),
         (1 - (pl.col("wins") + pl.col("opponent_wins")) / pl.col("games")).alias("other_share"),
     )
@@ -404,7 +406,7 @@ def win_pairs(games, seats, policies: Sequence[str] | None = None) -> pl.DataFra
 
 
 def win_shares(games, seats, players: int, policies: Sequence[str] | None = None):
-    """Each policy's win share in the games it sat in, with its Wilson interval, against its
+    """Each policy's win share in the games it sat in, with its interval (by game), against its
     fair share (its seats / ``players``, averaged over those games): ``policy, games, wins,
     share, ci_low, ci_high, fair_share``."""
     per_game = (
@@ -420,7 +422,7 @@ def win_shares(games, seats, players: int, policies: Sequence[str] | None = None
         )
         .collect()
     )
-    out = _with_wilson(per_game, "wins", "games")
+    out = _with_share(per_game, "wins", "games")
     if policies:
         rank = {name: i for i, name in enumerate(policies)}
         out = out.sort(pl.col("policy").replace_strict(rank))

@@ -19,7 +19,8 @@ from scipy import stats as st
 import analysis
 import sim
 from analysis import moon as M
-from analysis.stats import t_ci, wilson
+from analysis.estimate import clopper_pearson, estimate, sums_from_arrays
+from analysis.stats import t_ci
 
 N = None
 HANDS = pl.DataFrame(
@@ -95,7 +96,11 @@ def test_bid_success_counts_by_bid_and_trump_kind():
         ("trump", "no trump"): (1, 1),
     }
     r = _rows(df, by="bid", level="5")
-    assert r["share"] == 0 and (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(0, 1))
+    # one bid of 5, in game 0, not made: few events, the exact interval from that one game
+    e = estimate(sums_from_arrays([0], [1]), "share", True)
+    assert r["share"] == 0
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx((e["ci_low"], e["ci_high"]))
+    assert r["ci_high"] == pytest.approx(0.975)
     assert math.isnan(_rows(df, by="bid", level="7")["share"])
     sums = df.group_by("by").agg(pl.col("share_of_hands").sum())
     assert sums["share_of_hands"].to_list() == pytest.approx([1.0, 1.0])
@@ -123,7 +128,8 @@ def test_widow_value_counts_and_t_intervals():
     assert kept["share"] + disc["share"] == 1
     assert kept["tricks"] == 6 and kept["sd"] == pytest.approx(math.sqrt(2))
     assert (kept["ci_low"], kept["ci_high"]) == pytest.approx(t_ci(6, math.sqrt(2), 2))
-    assert disc["tricks"] == 4 and disc["sd"] == 0 and (disc["ci_low"], disc["ci_high"]) == (4, 4)
+    # 4 tricks in both games: every game agrees, so no interval (never a zero-width one)
+    assert disc["tricks"] == 4 and disc["sd"] == 0 and (disc["ci_low"], disc["ci_high"]) == (N, N)
     assert (kept["made"], disc["made"]) == (1.0, 0.5)
     assert "not causal" in M.widow_value.__doc__
 
@@ -135,7 +141,7 @@ def test_first_bidder_advantage_by_position_and_variant():
     assert a["label"][0] == "first bidder" and a["expected"][0] == pytest.approx(1 / 3)
     assert a["share"].sum() == pytest.approx(1.0)
     assert a["p_value"][0] == pytest.approx(st.chisquare([2, 3, 2]).pvalue)
-    assert (a["ci_low"][1], a["ci_high"][1]) == pytest.approx(wilson(3, 7))
+    assert (a["ci_low"][1], a["ci_high"][1]) == pytest.approx(clopper_pearson(3, 7))  # few
     b = df.filter(pl.col("variant") == "b")
     assert b["wins"].to_list() == [2, 0, 0] and df["variant"].unique(maintain_order=True).to_list()
 
@@ -149,7 +155,12 @@ def test_hands_per_game_and_all_pass_rate():
     assert (p["mean"], p["max"]) == (4, 6)
     r = M.all_pass_rate(HANDS).row(0, named=True)
     assert (r["hands"], r["redeals"], r["share"]) == (6, 2, 2 / 6)
-    assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(2, 6))
+    # one redeal in three hands in both games: every game agrees, no interval
+    assert (r["ci_low"], r["ci_high"]) == (None, None)
+    two = M.all_pass_rate(HANDS.filter(pl.col("game") == 0)).row(0, named=True)
+    e = estimate(sums_from_arrays([1], [3]), "share", True)  # one game: 1 redeal of 3 hands
+    assert (two["ci_low"], two["ci_high"]) == pytest.approx((e["ci_low"], e["ci_high"]))
+    assert two["ci_high"] == pytest.approx(clopper_pearson(1, 3)[1])
 
 
 def test_moon_metrics_long_format_with_and_without_hands():
