@@ -37,6 +37,7 @@ from .estimate import EXACT, diff_unpaired
 from .stats import LEVEL
 
 Z = 1.959963984540054
+MAX_RUNS = 1000
 BAND = (0.7, 1.4)
 """The band the ratio of a figure with enough events must fall in (the issue's target, for
 60 runs of 4,000 games; the CI check uses a wider one for its small runs)."""
@@ -95,8 +96,10 @@ def calibrate(
     so the figures that need it are checked too) and measure how honest each interval is."""
     import sim
 
-    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 3:
-        raise ValueError(f"--runs must be a whole number of at least 3, not {runs}.")
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 3 <= runs <= MAX_RUNS:
+        raise ValueError(
+            f"--runs must be a whole number from 3 to {MAX_RUNS:,}, not {runs}."
+        )
     if isinstance(games, bool) or not isinstance(games, int) or games < 10:
         raise ValueError(f"--games must be a whole number of at least 10, not {games}.")
     spec = sim.get_game(game)

@@ -53,6 +53,7 @@ BASE = {
         "no_rebuy": ["--no-rebuy-value"],
     },
     "rebuy-value": {"games": ["--games", "3"]},
+    "calibrate": {"runs": ["--runs", "3"], "games": ["--games", "10"]},
     "tournament": {
         "pool": ["--seats-pool", "greedy,random"],
         "players": ["--players", "2"],

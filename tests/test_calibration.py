@@ -71,4 +71,4 @@ def test_calibrate_command(capsys):
     exact = [f for f in d["figures"] if f["exact_runs"]]
     assert exact and all(f["no_interval_runs"] == 0 for f in exact)
     code, out, err = run_cli(capsys, "calibrate", "--runs", 2)
-    assert code == 2 and "at least 3" in err and "Traceback" not in err
+    assert code == 2 and "from 3 to" in err and "Traceback" not in err
