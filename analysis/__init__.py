@@ -102,15 +102,19 @@ __all__ = [
 def summarize(paths, labels=None):
     """The key metrics of one or more run directories (see :func:`key_metrics`; Moon runs:
     :func:`moon_metrics`, with the hands table's figures when every run recorded it), as a
-    tidy DataFrame with columns variant, metric, value, ci_low, ci_high, n, unit, kind
-    (``mean``, ``share`` or ``test``: a p-value without interval)."""
+    tidy DataFrame with columns variant, metric, value, ci_low, ci_high, n (games, the
+    independent unit), unit, kind (``mean``, ``share`` or ``test``: a p-value without
+    interval) and method (how the interval was formed, :mod:`analysis.estimate`; null
+    ``ci_low``/``ci_high`` where every game agrees)."""
     rs = load_runs(paths, labels)
     metrics = GAMES.get(rs.game)
     if metrics is not None:
         km = metrics.key_metrics(rs.games, rs.seats, rs.detail)
     else:  # a game whose own metrics the analysis does not know yet: what every game has
         km = game_metrics(rs.games, rs.seats, rs.runs[0].spec)
-    return km.select("variant", "metric", "value", "ci_low", "ci_high", "n", "unit", "kind")
+    return km.select(
+        "variant", "metric", "value", "ci_low", "ci_high", "n", "unit", "kind", "method"
+    )
 
 
 def compare_runs(paths, labels=None, baseline=None):

@@ -67,8 +67,8 @@ def _methods(middle: str, tests: str) -> str:
     ``tests`` corrected together."""
     return (
         f"{METHODS_INTERVALS} {middle} Intervals are 95% and per figure. The tests the findings"
-        f" state ({tests}) form one family whose p-values are adjusted with the "
-        "Benjamini–Hochberg procedure (scipy.stats.false_discovery_control); a finding is "
+        f" state ({tests}) form one family whose p-values are adjusted with Holm's method, "
+        "which keeps the chance of any false finding in the report at 5%; a finding is "
         "worded as detectable only when its adjusted p-value is below 0.05."
     )
 

@@ -59,11 +59,16 @@ def aligned(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
 
 def render(df: pl.DataFrame, fmt_: str, units: dict[str, str] | None = None) -> str:
     """``df`` as ``table`` (aligned text), ``csv`` or ``json`` (a list of records)."""
-    if fmt_ == "csv":
+    if fmt_ == "csv":  # a missing value (no interval) is an empty field
         return df.write_csv().rstrip("\n")
-    if fmt_ == "json":
-        return json.dumps(df.to_dicts(), indent=1, default=_json_default)
+    if fmt_ == "json":  # a missing value or NaN is null (JSON has no NaN)
+        rows = [{k: _finite(v) for k, v in r.items()} for r in df.to_dicts()]
+        return json.dumps(rows, indent=1, default=_json_default)
     return table_text(df, units=units)
+
+
+def _finite(x):
+    return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
 def _json_default(x):
@@ -99,7 +104,7 @@ def metrics_text(km: pl.DataFrame) -> str:
 def compare_text(cmp: pl.DataFrame) -> str:
     """The comparison as an aligned table: each variant's value, its difference from the
     baseline with the interval the verdict rests on (paired when the runs share their seeds),
-    the unpaired interval beside it, and the Benjamini–Hochberg adjusted p-value."""
+    the unpaired interval beside it, and the Holm-adjusted p-value the verdict follows."""
     rows = []
     order = {m: i for i, m in enumerate(cmp["metric"].unique(maintain_order=True).to_list())}
     ranked = cmp.with_columns(

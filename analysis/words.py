@@ -4,7 +4,7 @@ Every function takes the tidy tables of :mod:`analysis.metrics`, :mod:`analysis.
 :mod:`analysis.rebuy` and returns plain strings (no markup). Numbers go through
 :mod:`analysis.fmt`, the formatter the tables use.
 
-Where the report states many tests at once it passes their Benjamini–Hochberg adjusted
+Where the report states many tests at once it passes their Holm-adjusted
 p-values (:mod:`analysis.family`): a finding is then worded as detectable only if it survives
 that correction, and one that does not is said so ("no detectable difference after
 correction").
