@@ -93,6 +93,11 @@ field_option = click.option(
 )
 
 
+def setup_options(f):
+    """--game, --rules, --set and --seats: what a command that plays games is given."""
+    return game_option(rules_option(set_option(seats_option(f))))
+
+
 def _fields_option(ctx, field_names, seats) -> list[str] | None:
     """--field FIELDS checked (one sentence for an unknown field, or --seats beside it)."""
     if field_names is None:
@@ -646,10 +651,7 @@ def check_meld_cmd(preset, sets, fmt, cards):
 
 
 @cli.command("simulate", epilog=EXAMPLES["simulate"])
-@game_option
-@rules_option
-@set_option
-@seats_option
+@setup_options
 @click.option("--games", default=20000, show_default=True, type=int, help="Games to play.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
 @click.option(
@@ -1298,10 +1300,7 @@ def summarize_cmd(run_dirs, labels, fmt):
 
 
 @cli.command("calibrate", epilog=EXAMPLES["calibrate"])
-@game_option
-@rules_option
-@set_option
-@seats_option
+@setup_options
 @click.option("--runs", default=60, show_default=True, type=int, help="Runs on distinct seeds.")
 @click.option("--games", default=4000, show_default=True, type=int, help="Games per run.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the first run.")
