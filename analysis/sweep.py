@@ -332,18 +332,24 @@ def clear_runs(outp: Path, subs=("cells", "rebuy"), what: str = "sweep") -> None
     ``seatings/``) first, so that reading ``OUT/cells/**`` pools this sweep's cells only (not
     those of another grid, nor the flat cell folders of sweeps from before the Hive-style
     layout)."""
+    import contextlib
     import shutil
 
-    from sim.results import why
+    from sim.results import RunDirError, locked_tree, why
 
-    for sub in subs:
-        d = outp / sub
-        try:
-            if d.is_dir() and not d.is_symlink():
+    dirs = [outp / s for s in subs if (outp / s).is_dir() and not (outp / s).is_symlink()]
+    with contextlib.ExitStack() as held:
+        try:  # every run below is locked first: one being written refuses, nothing is removed
+            for d in dirs:
+                held.enter_context(locked_tree(d))
+        except RunDirError as e:
+            raise AnalysisError(f"{e} Nothing of the previous {what} was removed.") from None
+        for d in dirs:
+            try:
                 shutil.rmtree(d)
-        except OSError as e:
-            msg = f"Could not remove the previous {what}'s '{d}' ({why(e)})."
-            raise AnalysisError(msg) from None
+            except OSError as e:
+                msg = f"Could not remove the previous {what}'s '{d}' ({why(e)})."
+                raise AnalysisError(msg) from None
 
 
 def _write_outputs(outp: Path, summary: pl.DataFrame, meta: dict, knobs, game: str) -> None:

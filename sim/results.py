@@ -521,6 +521,49 @@ class Problem(NamedTuple):
         return self.kind in ("missing", "damaged", "foreign")
 
 
+def lock_file(path: Path, run_dir: Path) -> int:
+    """An exclusive, non-blocking lock on ``path`` (created if missing); its descriptor.
+
+    The lock file is removed when a run completes, so a process may lock a file that another
+    has just unlinked: after locking, the path must still name the locked file, else the lock
+    is taken again on the new one (the usual flock-and-recheck)."""
+    for _ in range(20):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise RunDirError(f"Run directory '{run_dir}' cannot be locked ({why(e)}).") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RunDirError(
+                f"Run directory '{run_dir}' is being written by another loba process."
+            ) from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+    raise RunDirError(f"Run directory '{run_dir}' cannot be locked (its lock file keeps changing).")
+
+
+@contextlib.contextmanager
+def locked_tree(root: Path):
+    """Hold the lock of every run directory below ``root`` (a sweep's cells, a tournament's
+    seatings) while the caller removes it: a run being written there refuses the removal in
+    one sentence, and nothing is removed."""
+    fds = []
+    try:
+        for p in sorted(Path(root).rglob(LOCK)) if Path(root).is_dir() else ():
+            fds.append(lock_file(p, p.parent))
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 class RunDir:
     """A run directory being written (or read): ``manifest.json`` plus a folder per table.
 
@@ -561,7 +604,13 @@ class RunDir:
             raise RunDirError(f"Output directory '{out}' cannot be created ({why(e)}).") from None
         run = cls(out, dict(manifest), set())
         try:
-            run._lock()
+            run._lock()  # before anything is removed: a live run is refused, not destroyed
+        except BaseException:
+            if made:
+                with contextlib.suppress(OSError):
+                    out.rmdir()
+            raise
+        try:
             # --overwrite: remove the previous run's tables (parts of two runs must never mix)
             for name in (*_old_tables(out), *manifest["tables"], PARTIAL):
                 p = out / (name if name == PARTIAL else f"{name}.parquet")
@@ -791,18 +840,7 @@ class RunDir:
         return run
 
     def _lock(self) -> None:
-        try:
-            fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as e:
-            raise RunDirError(f"Run directory '{self.path}' cannot be locked ({why(e)}).") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise RunDirError(
-                f"Run directory '{self.path}' is being written by another loba process."
-            ) from None
-        self._lock_fd = fd
+        self._lock_fd = lock_file(self.path / LOCK, self.path)
 
     def release(self) -> None:
         if self._lock_fd is not None:
