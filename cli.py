@@ -1123,8 +1123,8 @@ def audit_cmd(trace):
             continue
         try:
             ev = json.loads(line)
-        except json.JSONDecodeError:
-            raise ValueError(f"Line {i} of '{trace}' is not JSON.") from None
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
+            raise ValueError(f"Line {i} of '{trace}' is not JSON (or nests too deep).") from None
         if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
             raise ValueError(f"Line {i} of '{trace}' is not a trace event (an object with a type).")
         events.append(ev)
@@ -2217,6 +2217,30 @@ def tune_cmd(
     if out_dir is not None:
         res.write(out_dir, overwrite)
         click.echo(f"wrote {out_dir} ({', '.join(T.STUDY_FILES)})", err=True)
+
+
+def _refuse_empty(group: click.Group) -> None:
+    """An empty value is never a default: every text option and argument of every command
+    refuses ``''`` (or only spaces) in one sentence, instead of reading it as "not given"."""
+
+    def wrap(param):
+        inner = param.callback
+
+        def check(ctx, p, value):
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            if any(isinstance(v, str) and not v.strip() for v in values):
+                raise click.BadParameter("empty; give it a value, or leave it out.")
+            return inner(ctx, p, value) if inner is not None else value
+
+        param.callback = check
+
+    for cmd in group.commands.values():
+        for param in cmd.params:
+            if isinstance(param.type, click.types.StringParamType):
+                wrap(param)
+
+
+_refuse_empty(cli)
 
 
 def main(argv=None) -> int:

@@ -321,7 +321,12 @@ def load_run(path, verify: bool | None = None, skip_damaged: bool | None = None)
     )
     n, k, rid = head["n"][0], head["k"][0], head["rid"][0]
     game = manifest.get("game")
-    if n > 0 and (k != 1 or canonical_id(rid, game) != canonical_id(manifest["rules_id"], game)):
+    if n > 0 and k != 1:
+        raise AnalysisError(
+            f"'{p}' is inconsistent: its manifest says rules '{manifest['rules_id']}' but its "
+            f"games table holds games of {k} different rule sets (a part of other rules?)."
+        )
+    if n > 0 and canonical_id(rid, game) != canonical_id(manifest["rules_id"], game):
         raise AnalysisError(
             f"'{p}' is inconsistent: its manifest says rules '{manifest['rules_id']}' but its "
             f"games table holds '{rid}'."

@@ -56,9 +56,11 @@ def parse_vary(items) -> list[tuple[str, list[str]]]:
         m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+)", str(item))
         if not m:
             raise AnalysisError(f"'{item}' is not a sweep axis: write --vary KNOB=V1,V2,...")
-        values = [v.strip() for v in m.group(2).split(",") if v.strip()]
-        if not values:
+        values = [v.strip() for v in m.group(2).split(",")]
+        if not any(values):
             raise AnalysisError(f"'{item}' lists no values: write --vary KNOB=V1,V2,...")
+        if not all(values):
+            raise AnalysisError(f"'{item}' has an empty value: write --vary KNOB=V1,V2,...")
         if len(set(values)) != len(values):
             raise AnalysisError(f"'{item}' repeats a value.")
         if any(k == m.group(1) for k, _ in out):

@@ -64,6 +64,7 @@ import optuna
 import polars as pl
 
 from .errors import AnalysisError
+from .estimate import estimate, sums_from_arrays
 from .stats import LEVEL, mean_ci
 
 RUNGS = 4
@@ -128,9 +129,10 @@ def _bound(text: str, name: str) -> float:
     return v
 
 
-def _ranges(seat, params) -> list[ParamRange]:
+def _ranges(seat, params, text: str | None = None) -> list[ParamRange]:
     """The checked ranges of ``params`` (``NAME=LO..HI`` strings, or a dict name -> (lo, hi))
-    for the seat's policy; one-sentence errors."""
+    for the seat's policy (``text``: the seat as written, whose named parameters are fixed,
+    even at their default values); one-sentence errors."""
     pol = seat.policy
     name = seat.policy_ref
     defaults = dict(getattr(pol, "params", {}) or {})
@@ -151,7 +153,9 @@ def _ranges(seat, params) -> list[ParamRange]:
         raise AnalysisError("Give at least one parameter to tune: --param NAME=LO..HI.")
     if not defaults:
         raise AnalysisError(f"Policy '{name}' has no parameters to tune.")
+    named = (text or seat.label).split("+", 1)[0].split(":")  # the parameters it names
     fixed = {k for k, v in seat.policy_params if v != defaults.get(k)}
+    fixed |= {p.partition("=")[0].strip() for p in named if "=" in p}
     out: list[ParamRange] = []
     for k, lo_t, hi_t, whole in items:
         if k not in defaults:
@@ -162,8 +166,8 @@ def _ranges(seat, params) -> list[ParamRange]:
             raise AnalysisError(f"--param {k} is given twice; give each parameter once.")
         if k in fixed:
             raise AnalysisError(
-                f"'{k}' is both fixed in the seat '{seat.label}' and tuned by --param; give it"
-                " once."
+                f"'{k}' is both fixed in the seat '{text or seat.label}' and tuned by --param;"
+                " give it once."
             )
         lo, hi = _bound(lo_t, k), _bound(hi_t, k)
         if lo > hi:
@@ -303,7 +307,7 @@ def plan(
     base = parse_seat(policy, spec)
     if base.game != spec.name:
         raise SeatError(f"Seat '{base.label}' plays {base.game}, not {spec.title}.")
-    ranges = _ranges(base, params)
+    ranges = _ranges(base, params, policy)
     if against is None:
         against = spec.default_seats.split(",")[0]
     text = against if isinstance(against, str) else ",".join(str(a) for a in against)
@@ -476,7 +480,9 @@ def evaluate_seat(
         progress(total, total)
     rows = []
     for role, s, sc in (("tuned", seat, tuned), ("default", dflt, base)):
-        m, lo, hi, _ = mean_ci(sc)
+        # a deal (played once from each seat) is the unit: wins of the deal's games over them
+        e = estimate(sums_from_arrays(sc * t.players, np.full(n, float(t.players))), "share", True)
+        m, lo, hi = e["value"], e["ci_low"], e["ci_high"]
         rows.append(
             {
                 "role": role,

@@ -161,6 +161,14 @@ def load_house_rules(path, game=None) -> HouseRules:
     except RuleError as e:
         raise HouseRulesError(f"{where}: {_lower_first(str(e))}") from None
     seats = _seat_strings(p, data["seats"]) if "seats" in data else None
+    if seats is not None:  # every seat a seat of this game, as many as its rules seat
+        from .policies import SeatError, parse_seats
+
+        try:
+            parse_seats(list(seats), game=spec)
+            rules.check_players(len(seats))
+        except (SeatError, RuleError) as e:
+            raise HouseRulesError(f"{where}: 'seats': {_lower_first(str(e))}") from None
     label = data["label"].strip() if "label" in data else None
     return HouseRules(p, rules, seats, label)
 

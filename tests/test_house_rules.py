@@ -119,7 +119,7 @@ BAD = [
     ("label = 3\n", "'label' must be a non-empty string"),
     ("seats = 5\n", "'seats' must be a list of seat strings"),
     ('seats = ["greedy"]\n', "2 to 5 players, not 1"),
-    ('seats = "greedy,nope"\n', "Unknown policy 'nope'"),
+    ('seats = "greedy,nope"\n', "'seats': unknown policy 'nope'"),
 ]
 
 

@@ -82,6 +82,8 @@ def legal_tiles(trump_text: str, led_text, hand_text) -> list[str]:
     ``None`` or ``"-"``: the player leads), in the hand's order, high end first ([B7])."""
     c = parse_contract(trump_text)
     hand = parse_tiles(hand_text)
+    if not 1 <= len(hand) <= 7:  # [B3]: seven tiles dealt, one played to each trick
+        raise TileError(f"A hand in play holds 1 to 7 tiles ([B3]), not {len(hand)}.")
     if led_text is None or str(led_text).strip() in ("", "-"):
         led = -1
     else:

@@ -163,9 +163,13 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
         )
     obj, name = _resolve(ref, registry, kind, what, game)
     values = dict(obj.params)
+    given: set[str] = set()
     for p in pairs:
         k, _, v = p.partition("=")
         k = k.strip()
+        if k in given:
+            raise SeatError(f"'{seat_text}' sets parameter '{k}' twice; give it once.")
+        given.add(k)
         if k not in values:
             known = ", ".join(values) or "none"
             raise SeatError(
