@@ -58,6 +58,25 @@ def position_rules(value, game: str):
     return parse_rules_id(str(value), game)
 
 
+def position_seats(seats, game: str, n: int, rule: str = "") -> list[str]:
+    """The ``seats`` of a position file: a list (or comma-separated string) of ``n`` seat
+    strings of ``game``, each one a seat the game knows; one sentence naming the field
+    otherwise."""
+    from .policies import SeatError, parse_seats
+
+    if isinstance(seats, str):
+        seats = seats.split(",")
+    if not isinstance(seats, list) or len(seats) != n:
+        raise PositionError(f"'seats' must name one policy per seat ({n}){rule}.")
+    if not all(isinstance(s, str) for s in seats):
+        raise PositionError("'seats' must be seat strings such as \"greedy\".")
+    try:
+        parse_seats([s.strip() for s in seats], game=game)
+    except SeatError as e:
+        raise PositionError(f"'seats': {e}") from None
+    return seats
+
+
 def whole(value, name: str, lo: int, hi: int) -> int:
     """``value`` if it is a whole number from ``lo`` to ``hi``, else one sentence naming it."""
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..position import PositionError, position_rules, read_position, whole
+from ..position import PositionError, position_rules, position_seats, read_position, whole
 from ..rules import RuleError, RuleSet
 from .cards import JOKER, CardError, card_str, parse_card, position_card, rank_of, suit_of
 from .layout import MAX_MELDS, MELD, PH, PLAY, ST, TAT, A, G, M, S
@@ -244,11 +244,7 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
         rules.check_players(n)
     except RuleError as e:
         raise PositionError(f"'hands': {e}") from None
-    seats = d.get("seats", ["greedy"] * n)
-    if isinstance(seats, str):
-        seats = seats.split(",")
-    if not isinstance(seats, list) or len(seats) != n:
-        raise PositionError(f"'seats' must name one policy per seat ({n}).")
+    seats = position_seats(d.get("seats", ["greedy"] * n), "loba", n)
     hands = [_cards(h, f"hands[{q}]") for q, h in enumerate(hands_raw)]
     dealer = whole(d.get("dealer", 0), "dealer", 0, n - 1)
     status = d.get("status", ["active"] * n)

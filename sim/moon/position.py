@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..position import PositionError, position_rules, read_position, whole
+from ..position import PositionError, position_rules, position_seats, read_position, whole
 from ..rules import RuleError, RuleSet
 from .check import contract_words, parse_contract, suit_words
 from .layout import (
@@ -263,10 +263,7 @@ def _build(d: dict) -> Position:
         from ..games import get_game
 
         seats = get_game("moon").default_seats
-    if isinstance(seats, str):
-        seats = seats.split(",")
-    if not isinstance(seats, list) or len(seats) != MAX_SEATS:
-        raise PositionError(f"'seats' must name one policy per seat ({MAX_SEATS}) [B1].")
+    seats = position_seats(seats, "moon", MAX_SEATS, " [B1]")
     hand = whole(d.get("hand", 1), "hand", 1, rules.max_hands_per_game)
     opener = whole(d.get("opener", 0), "opener", 0, MAX_SEATS - 1)
     scores = d.get("scores", [0] * MAX_SEATS)
