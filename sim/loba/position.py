@@ -408,7 +408,7 @@ def _table(items, rules, n) -> list[TableMeld]:
             raise PositionError(f"'{name}' is not a legal meld: {why}.")
         tm = TableMeld(cards, stands, owner)
         if JOKER in cards:
-            _check_reading(tm, name)
+            _check_reading(tm, name, rules)
         elif len({rank_of(c) for c in cards}) > 1:  # an escalera: low to high
             pos = _positions(tm)
             order = sorted(range(len(cards)), key=lambda k: pos[k])
@@ -417,10 +417,11 @@ def _table(items, rules, n) -> list[TableMeld]:
     return out
 
 
-def _check_reading(m: TableMeld, name: str) -> None:
+def _check_reading(m: TableMeld, name: str, rules) -> None:
     """A joker written ``JK(8S)`` must stand for a card of the escalera's suit, in a gap or at
     an end, so that the cards form one run [A16]-[A18]; a bare ``JK`` gets the engine's
-    reading."""
+    reading under the position's ``rules`` (as ``loba check-meld`` reads it); jokers written
+    with their card beside bare ones must agree with it."""
     naturals = [c for c in m.cards if c != JOKER]
     suit = suit_of(naturals[0])
     if any(s == JOKER for s in m.stands):
@@ -429,11 +430,18 @@ def _check_reading(m: TableMeld, name: str) -> None:
         counts = np.zeros(53, dtype=np.int8)
         for c in m.cards:
             counts[c] += 1
-        from .rules import SPEC
-
-        _, _, _, lo, hi, jm = judge_meld(counts, SPEC.make().to_array())
+        _, _, _, lo, hi, jm = judge_meld(counts, rules.to_array())
+        written = {s for s in m.stands if s != JOKER and s not in naturals}
         m.cards = [JOKER if (jm >> p) & 1 else position_card(p, suit) for p in range(lo, hi + 1)]
         m.stands = [position_card(p, suit) for p in range(lo, hi + 1)]
+        read = {s for c, s in zip(m.cards, m.stands, strict=True) if c == JOKER}
+        if not written <= read:
+            shown = " ".join(f"JK({card_str(s)})" if c == JOKER else card_str(c)
+                             for c, s in zip(m.cards, m.stands, strict=True))  # fmt: skip
+            raise PositionError(
+                f"'{name}': its bare jokers read as {shown}, which the written readings"
+                " contradict; write every joker's card, or none [A16]-[A18]."
+            )
         return
     if any(suit_of(s) != suit for s in m.stands):
         raise PositionError(f"'{name}': a joker must stand for a card of the run's suit [A17].")
