@@ -20,6 +20,9 @@ FILES = {
     "house_nosuch.toml": 'preset = "pagat"\nseats = ["greedy", "nosuch", "greedy"]\n',
     "moon_loba_seats.toml": MOON_LOBA_SEATS,
     "nested.jsonl": "[" * 100_000 + "]" * 100_000 + "\n",
+    "taken_nowhere.toml": 'rules = "pagat"\ndealer = 2\nto_move = 0\nphase = "play"\n'
+    'hands = ["4H 5H 6H 7H 8H 3S 3D 3C KD 9C", "2C 4C 6C 8C 10C QC 2D 4D 6D",'
+    ' "AS 3H 5S 7S 9S JS KS AD 5D"]\ntaken = "9C"\npile = "8D"\n',
 }
 
 CASES = [
@@ -35,6 +38,7 @@ CASES = [
     (["rules", "--rules", "@house_nosuch.toml"], "'seats': unknown policy 'nosuch'"),
     (["moves", "@moon_loba_seats.toml"], "'seats': Unknown policy 'hold'"),
     (["audit", "@nested.jsonl"], "nests too deep"),
+    (["moves", "@taken_nowhere.toml"], "'taken': no play this turn can put 9C on the table"),
 ]
 
 

@@ -187,9 +187,15 @@ def load_position(source, rules=None, shuffle: int | None = None) -> Position:
     seed that orders the stock cards the file does not name (None: canonical order)."""
     data, _ = read_position(source, KEYS)
     try:
-        return _build(data, rules, shuffle)
+        pos = _build(data, rules, shuffle)
     except (RuleError, CardError) as e:
         raise PositionError(str(e)) from None
+    if pos.taken is not None and not _play_options(pos._game(), pos.to_move, pos.taken):
+        raise PositionError(
+            f"'taken': no play this turn can put {card_str(pos.taken)} on the table, so it could"
+            " not have been taken [A11]/[A12]."
+        )
+    return pos
 
 
 def _cards(value, name: str) -> list[int]:
