@@ -38,7 +38,7 @@ def test_summarize_table_csv_json(runs, capsys):
     assert code == 0 and "rounds per game" in out and "95% interval" in out
     code, out, _ = run(capsys, "summarize", runs / "e101", runs / "e151", "--format", "csv")
     assert code == 0
-    assert out.splitlines()[0] == "variant,metric,value,ci_low,ci_high,n,unit,kind"
+    assert out.splitlines()[0] == "variant,metric,value,ci_low,ci_high,n,unit,kind,method"
     code, out, _ = run(capsys, "summarize", runs / "e101", "--format", "json")
     rows = json.loads(out)
     r = next(x for x in rows if x["metric"] == "rounds per game")
@@ -87,7 +87,7 @@ def test_report_is_self_contained(runs, capsys, tmp_path):
     assert "<script" not in html
     assert "Findings" in html and "elimination_score" in html and "95% CI" in html
     # tests corrected together, an interval defined correctly, differences paired
-    assert "Benjamini–Hochberg" in html and 'id="tests"' in html
+    assert "Holm" in html and 'id="tests"' in html
     assert "It is not a 95% chance that" in html
     assert "the range the true value lies in" not in html
     assert "same seeds, paired" in html
