@@ -521,6 +521,41 @@ class Problem(NamedTuple):
         return self.kind in ("missing", "damaged", "foreign")
 
 
+def _agree(man: dict, spec, mp: Path) -> None:
+    """The manifest's own fields agree with each other: its rules id is the one its preset and
+    knobs make, and its portable seats are as many as its seats. One sentence otherwise."""
+    from .rules import RuleError, parse_rules_id
+
+    knobs, preset = man.get("rules"), man.get("preset")
+    if isinstance(knobs, dict) and isinstance(preset, str):
+        try:
+            made = spec.rules.make(preset, **knobs).id
+            named = parse_rules_id(man["rules_id"], spec.name).id
+        except (RuleError, ValueError, TypeError) as e:
+            raise RunDirError(f"'{mp}' is corrupt: its rules cannot be read ({e}).") from None
+        if made != named:
+            raise RunDirError(
+                f"'{mp}' is corrupt: its rules id '{man['rules_id']}' is not the one its preset"
+                f" and knobs make ('{made}')."
+            )
+    specs = man.get("seat_specs")
+    if specs is not None and (not isinstance(specs, list) or len(specs) != len(man["seats"])):
+        raise RunDirError(f"'{mp}' is corrupt: 'seat_specs' and 'seats' disagree.")
+
+
+def _type_ok(arrow_type, declared: str) -> bool:
+    """Does a Parquet column's type hold what the table declares (``int8`` ... ``int64``,
+    ``bool``, ``cat``/``enum``: strings, dictionary-encoded or not)?"""
+    if declared in ("cat", "enum"):
+        t = arrow_type.value_type if pa_lib.types.is_dictionary(arrow_type) else arrow_type
+        return pa_lib.types.is_string(t) or pa_lib.types.is_large_string(t) or (
+            pa_lib.types.is_string_view(t)
+        )
+    if declared == "bool":
+        return pa_lib.types.is_boolean(arrow_type)
+    return str(arrow_type) == declared
+
+
 def lock_file(path: Path, run_dir: Path) -> int:
     """An exclusive, non-blocking lock on ``path`` (created if missing); its descriptor.
 
@@ -725,12 +760,19 @@ class RunDir:
             raise RunDirError(f"'{mp}' is corrupt: 'chunks_done' is malformed.") from None
         if done and (min(done) < 0 or max(done) >= man["chunks"]):
             raise RunDirError(f"'{mp}' is corrupt: 'chunks_done' names chunks the run has not.")
+        _agree(man, spec, mp)
         run = cls(p, man, done)
         if "parts" in man:
             run.parts = run._checked_parts(man["parts"], mp)
             run.done = run._covered()
             if run.done != done:
                 raise RunDirError(f"'{mp}' is corrupt: 'chunks_done' disagrees with 'parts'.")
+            listed = sum(e["count"] for e in run.parts.values())
+            if "games_done" in man and man["games_done"] != listed:
+                raise RunDirError(
+                    f"'{mp}' is corrupt: 'games_done' ({man['games_done']}) disagrees with its"
+                    f" parts ({listed} games)."
+                )
         else:  # written before parts had checksums: the listed chunks' parts, unverified
             run.parts = {
                 run.whole(k).name: {
@@ -1018,7 +1060,17 @@ class RunDir:
                 )
             if not full:
                 return None
-            read = ["game", "seed"] if "seed" in cols else ["game"]
+            declared = {c.name: c.dtype for c in self.spec.table[table].columns}
+            for fld in pf.schema_arrow:
+                if fld.name in declared and not _type_ok(fld.type, declared[fld.name]):
+                    return Problem(
+                        "foreign",
+                        path,
+                        f"{rel} stores column '{fld.name}' as {fld.type}, not"
+                        f" {declared[fld.name]} ({games})",
+                        name,
+                    )
+            read = [c for c in ("game", "seed", "rules_id", "seat", "policy") if c in cols]
             t = pf.read(columns=read)
         except OSError as err:
             return Problem("damaged", path, f"{rel} cannot be read ({why(err)})", name)
@@ -1039,6 +1091,51 @@ class RunDir:
                     f"{rel} holds games {lo} to {hi}{other}, not {games} of this run (seed {seed})",
                     name,
                 )
+        return self._check_rows(t, table, a, b, path, rel, games, name)
+
+    def _check_rows(self, t, table, a, b, path, rel, games, name) -> Problem | None:
+        """A part's rows against the manifest: every game of the part exactly as often as the
+        table holds it (once in the main table, once per seat in the seats table, no game of
+        another part in the detail table), its rules id and each seat's policy those of the
+        manifest."""
+        import collections
+
+        def bad(kind, what):
+            return Problem(kind, path, f"{rel} {what} ({games})", name)
+
+        counts = collections.Counter(t.column("game").to_pylist())
+        n = int(self.manifest["n_players"])
+        t_spec = self.spec.table[table]
+        per = None if t_spec.detail else (n if "seat" in t.column_names else 1)
+        if per is not None:
+            wrong = sorted(g for g in range(a, b + 1) if counts.get(g, 0) != per)
+            if wrong:
+                g = wrong[0]
+                had = counts.get(g, 0)
+                return bad("damaged", f"holds game {g} {had} time{'s' * (had != 1)}, not {per}")
+        elif any(not a <= g <= b for g in counts):
+            return bad("foreign", "holds games of another part")
+        if "rules_id" in t.column_names:
+            from .rules import RuleError, parse_rules_id
+
+            want = self.manifest["rules_id"]
+            for rid in pc_lib.unique(t.column("rules_id")).to_pylist():
+                try:
+                    same = parse_rules_id(str(rid), self.spec.name).id == parse_rules_id(
+                        want, self.spec.name
+                    ).id
+                except (RuleError, ValueError):
+                    same = False
+                if not same:
+                    return bad("foreign", f"holds games of rules '{rid}', not '{want}'")
+        if "policy" in t.column_names and "seat" in t.column_names:
+            seats = self.manifest["seats"]
+            pairs = set(zip(t.column("seat").to_pylist(), t.column("policy").to_pylist(),
+                            strict=True))  # fmt: skip
+            for q, pol in sorted(pairs, key=lambda x: (x[0], str(x[1]))):
+                if not 0 <= q < len(seats) or str(pol) != seats[q]:
+                    shown = seats[q] if 0 <= q < len(seats) else "no seat"
+                    return bad("foreign", f"seats '{pol}' at seat {q}; the manifest has {shown}")
         return None
 
     def inspect(self, full: bool = False) -> list[Problem]:
