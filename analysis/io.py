@@ -331,6 +331,17 @@ def load_run(path, verify: bool | None = None, skip_damaged: bool | None = None)
             f"'{p}' is inconsistent: its manifest says rules '{manifest['rules_id']}' but its "
             f"games table holds '{rid}'."
         )
+    if n > 0 and "policy" in seats.collect_schema().names():
+        pairs = collect(
+            seats.select("seat", pl.col("policy").cast(pl.String)).unique(), f"'{p}' seats"
+        )
+        names = manifest.get("seats", [])
+        for q, pol in pairs.iter_rows():
+            if not 0 <= q < len(names) or pol != names[q]:
+                raise AnalysisError(
+                    f"'{p}' is inconsistent: its seats table has '{pol}' at seat {q}, its"
+                    f" manifest {names[q] if 0 <= q < len(names) else 'no such seat'}."
+                )
     canon = canonical_id(manifest["rules_id"], game)  # every row: the canonical id
     games = games.with_columns(pl.lit(canon, dtype=pl.String).alias("rules_id"))
     run = Run(p, manifest, games, seats, rounds, int(n))
