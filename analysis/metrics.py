@@ -636,6 +636,19 @@ def _per_game(games, seats) -> pl.LazyFrame:
     )
 
 
+def _with_bad_answers(games, seats, per_game_lf, figs):
+    """``per_game_lf`` and ``figs`` with each seat's bad answers per game, where the seats
+    table records them."""
+    if "bad_answers" not in _prep(seats).collect_schema().names():
+        return per_game_lf, figs
+    n = int(collect(_prep(games).select(pl.col("n_players").max())).item() or 0)
+    per, bad = bad_answer_figures(seats, n)
+    joined = per_game_lf.join(
+        per.select(*KEY, *per_game_columns(bad)), on=KEY, how="left", maintain_order="left"
+    )
+    return joined, [*figs, *bad]
+
+
 def with_seed(g: pl.LazyFrame) -> pl.LazyFrame:
     """``g`` with a ``seed`` column (0 where the table has none: literal frames in tests)."""
     if "seed" in g.collect_schema().names():
@@ -652,10 +665,34 @@ def per_game_frame(df, cols: dict[str, tuple[pl.Expr, pl.Expr]]):
     return df.select("variant", "run", "seed", "game", *exprs)
 
 
+M_BAD = "bad answers per game, seat {seat}"
+
+
+def bad_answer_figures(seats, n_seats: int) -> tuple[pl.LazyFrame, list[Figure]]:
+    """Each seat's bad answers (a policy's answer the engine refused and replaced, the
+    ``bad_answers`` column) per game: the per-game frame (KEY and ``_bad|q``) and the figures.
+    :func:`long_table` keeps only the seats that gave any."""
+    s = _prep(seats)
+    per = s.group_by(KEY).agg(
+        pl.col("bad_answers").filter(pl.col("seat") == q).sum().alias(f"_bad|{q}")
+        for q in range(n_seats)
+    )
+    one = pl.lit(1.0)
+    figs = [
+        Figure(M_BAD.format(seat=q), "answers", pl.col(f"_bad|{q}").fill_null(0), one, "mean",
+               True)
+        for q in range(n_seats)
+    ]  # fmt: skip
+    return per, figs
+
+
 def long_table(per_game_lf, figs, tests: list[dict], variants, level: float) -> pl.DataFrame:
     """The long metrics table of a game: every figure's estimate by variant
-    (:func:`analysis.estimate.estimates`), then the tests' rows, metrics in figure order."""
+    (:func:`analysis.estimate.estimates`), then the tests' rows, metrics in figure order;
+    bad-answer rows only where a seat gave any."""
     est = estimates(per_game_lf, figs, ("variant",), level)
+    bad = pl.col("metric").str.starts_with("bad answers per game")
+    est = est.filter(~bad | (pl.col("k") > 0))
     df = pl.concat([est, pl.DataFrame(tests, schema=_LONG)]) if tests else est
     order = {f.name: i for i, f in enumerate(figs)}
     df = df.with_columns(
@@ -674,8 +711,7 @@ def key_metrics(games, seats, level: float = LEVEL) -> pl.DataFrame:
     each policy's share of wins where policies mix. Every interval by game
     (:mod:`analysis.estimate`)."""
     policies = _policies(seats)
-    lf = _per_game(games, seats)
-    figs = figures(policies)
+    lf, figs = _with_bad_answers(games, seats, _per_game(games, seats), figures(policies))
     tests = [
         test_row(r["variant"], M_SEAT_P, r["p_value"], r["games"])
         for r in seat_advantage(games, level).filter(pl.col("position") == 0).iter_rows(named=True)

@@ -25,6 +25,7 @@ from .metrics import (
     _order,
     _prep,
     _variants,
+    _with_bad_answers,
     add_game_share,
     add_t,
     long_table,
@@ -509,6 +510,7 @@ def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame
     lf = _game_counts(games, seats, hands).lazy().select(
         "variant", "run", "seed", "game", *per_game_columns(figs)
     )
+    lf, figs = _with_bad_answers(games, seats, lf, figs)
     df = long_table(lf, figs, tests, variants, level)
     # a bid level, a widow choice or a moon no game had: no units, no row
     return df.filter((pl.col("kind") == "test") | (pl.col("units") > 0))

@@ -190,3 +190,14 @@ def test_json_writes_null_where_there_is_no_interval(tmp_path):
     for r in rows:
         if r["ci_low"] is not None:
             assert r["ci_high"] > r["ci_low"], r
+
+
+def test_bad_answers_per_seat_are_shown_only_where_given():
+    games = _literal(40, [5] * 40, [0] * 40)
+    seats = _seats(40).with_columns(
+        pl.Series("bad_answers", [3 if s == 1 else 0 for s in [0, 1, 2] * 40])
+    )
+    km = M.key_metrics(games, seats)
+    bad = km.filter(pl.col("metric").str.starts_with("bad answers"))
+    assert bad["metric"].to_list() == [M.M_BAD.format(seat=1)]
+    assert bad["value"][0] == 3.0
