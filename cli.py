@@ -106,7 +106,9 @@ def _fields_option(ctx, field_names, seats) -> list[str] | None:
 
     if seats is not None:
         raise ValueError("--field and --seats both name the players; give one of them.")
-    return parse_fields(field_names)
+    p = ctx.params
+    game = _rules(p.get("preset"), p.get("sets") or (), p.get("game")).game
+    return parse_fields(field_names, game)
 
 
 set_option = click.option(

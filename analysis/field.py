@@ -71,42 +71,55 @@ __all__ = [
 ]
 
 
-def _builtin_policies() -> list[str]:
+def _builtin_policies(game: str | None = None) -> list[str]:
     from sim.games import get_game
 
-    return list(get_game("loba").policies)
+    return list(get_game(game).policies)
 
 
-def field_policies(name: str) -> tuple[str, ...]:
-    """The policies of field ``name`` in seat order (repeated around the table); a built-in
-    policy name that is not in :data:`FIELDS` is that policy in every seat."""
+def _named(game: str | None) -> list[str]:
+    """The named fields of :data:`FIELDS` whose policies ``game`` has."""
+    pols = _builtin_policies(game)
+    return [f for f, ps in FIELDS.items() if all(p in pols for p in ps)]
+
+
+def field_policies(name: str, game: str | None = None) -> tuple[str, ...]:
+    """The policies of field ``name`` of ``game`` (default Loba) in seat order (repeated
+    around the table); any built-in policy of the game that is not a named field is that
+    policy in every seat."""
     name = str(name).strip()
-    if name in FIELDS:
+    if name in _named(game):
         return FIELDS[name]
-    if name in _builtin_policies():
+    if name in _builtin_policies(game):
         return (name,)
-    raise AnalysisError(
-        f"Unknown field '{name}': choose from {', '.join(FIELDS)} or a built-in policy"
-        f" ({', '.join(p for p in _builtin_policies() if p not in FIELDS)})."
-    )
+    choices = [*_named(game), *(p for p in _builtin_policies(game) if p not in FIELDS)]
+    raise AnalysisError(f"Unknown field '{name}': choose from {', '.join(choices)}.")
 
 
-def field_seats(name: str, players: int = DEFAULT_PLAYERS) -> str:
-    """The seat string of field ``name`` at ``players`` seats:
-    ``field_seats("mixed") == "greedy,smart,greedy,smart"``."""
-    pol = field_policies(name)
+def default_players(game: str | None = None) -> int:
+    """The table size of ``game``'s standard seating (Loba 4, Moon 3)."""
+    from sim.games import get_game
+
+    return len(get_game(game).default_seats.split(","))
+
+
+def field_seats(name: str, players: int | None = None, game: str | None = None) -> str:
+    """The seat string of field ``name`` of ``game`` at ``players`` seats (default: the game's
+    table): ``field_seats("mixed") == "greedy,smart,greedy,smart"``."""
+    pol = field_policies(name, game)
+    players = default_players(game) if players is None else players
     return ",".join(pol[i % len(pol)] for i in range(players))
 
 
-def parse_fields(text) -> list[str]:
-    """``"greedy,smart,mixed"`` (or a list) -> the field names, checked (one sentence for an
-    unknown or repeated field)."""
+def parse_fields(text, game: str | None = None) -> list[str]:
+    """``"greedy,smart,mixed"`` (or a list) -> the field names of ``game``, checked (one
+    sentence for an unknown or repeated field)."""
     items = text.split(",") if isinstance(text, str) else list(text)
     names = [str(x).strip() for x in items if str(x).strip()]
     if not names:
-        raise AnalysisError(f"--field names no field: choose from {', '.join(FIELDS)}.")
+        raise AnalysisError(f"--field names no field: choose from {', '.join(_named(game))}.")
     for n in names:
-        field_policies(n)
+        field_policies(n, game)
     dup = [n for i, n in enumerate(names) if n in names[:i]]
     if dup:
         raise AnalysisError(f"--field lists '{dup[0]}' twice; name each field once.")

@@ -514,13 +514,14 @@ def run_field_sweep(
     column and each figure's verdict against the first field (``M_across``: holds, flips,
     indistinguishable from noise...; ``M_change`` with its interval), ``OUT/sweep.json`` lists
     the fields. ``players``: seats at the table (default 4)."""
-    from .field import DEFAULT_PLAYERS, add_across, field_seats, parse_fields
+    from .field import add_across, default_players, field_seats, parse_fields
 
-    fields = parse_fields(fields)
-    n = DEFAULT_PLAYERS if players is None else players
-    seats = {f: field_seats(f, n) for f in fields}
     axes = parse_vary(vary) if vary and isinstance(next(iter(vary)), str) else list(vary)
-    sweep_cells(preset, dict(sets or {}), axes, game)  # a bad grid fails before any game
+    cells = sweep_cells(preset, dict(sets or {}), axes, game)  # a bad grid fails before any game
+    game = cells[0][1].game
+    fields = parse_fields(fields, game)
+    n = default_players(game) if players is None else players
+    seats = {f: field_seats(f, n, game) for f in fields}
     _check_numbers(games, seed, threads)
     outp = Path(out) if out is not None else None
     if outp is not None:

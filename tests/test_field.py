@@ -234,3 +234,29 @@ def test_bad_field_input_one_sentence_exit_2(field_sweep, tmp_path, capsys, args
     assert code == 2, err
     assert needle in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_fields_of_every_game_are_its_policies_at_its_table():
+    from analysis.field import default_players, field_seats, parse_fields
+    from sim.games import game_names, get_game
+
+    for g in game_names():
+        spec = get_game(g)
+        n = len(spec.default_seats.split(","))
+        assert default_players(g) == n
+        for p in spec.policies:
+            assert parse_fields(p, g) == [p]
+            assert field_seats(p, game=g) == ",".join([p] * n)
+    with pytest.raises(AnalysisError, match="Unknown field 'smart': choose from greedy"):
+        parse_fields("greedy,smart", "moon")
+
+
+def test_moon_sweep_with_a_field(tmp_path, capsys):
+    from runs_util import run_cli
+
+    code, out, err = run_cli(
+        capsys, "sweep", "--game", "moon", "--vary", "allow_doubles_trump=true,false",
+        "--field", "greedy,count", "--games", 30, "--out", tmp_path / "m",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "with count players" in out and (tmp_path / "m" / "field=count").is_dir()
