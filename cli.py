@@ -203,7 +203,8 @@ EXAMPLES = {
 
 ENVIRONMENT = """\b
 Environment:
-  LOBA_CACHE_DIR   where compiled kernels are kept (default ~/.cache/loba-sim)
+  LOBA_CACHE_DIR   where compiled kernels are kept (default ~/.cache/loba-sim); it wins over
+                   NUMBA_CACHE_DIR, used when it alone is set
   LOBA_JIT_CACHE   0 turns the on-disk kernel cache off
   LOBA_COMPILE_ASIDE  0: a cold first run compiles in one process (default: the engine in a
                    child process while the seats' policies compile, on 2+ cores)
@@ -299,8 +300,14 @@ def _cache_text(game) -> str:
         return "none (NUMBA_DISABLE_JIT: everything runs as plain Python)"
     if not jit.CACHE:
         return "off (LOBA_JIT_CACHE=0): the kernel compiles in every process"
-    state = "compiled" if jit.kernel_cached(get_game(game).play_batch) else "to be compiled"
-    return f"{numba.config.CACHE_DIR} (this game's kernel: {state})"
+    state = (
+        "loaded from the cache" if jit.kernel_cached(get_game(game).play_batch)
+        else "to be compiled"
+    )  # fmt: skip
+    src = jit.cache_base()[1]
+    src = "default" if src == "default" else f"from {src}"
+    bc = ", bounds-checked" if numba.config.BOUNDSCHECK else ""
+    return f"{numba.config.CACHE_DIR} ({src}{bc}; this game's kernel: {state})"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=ENVIRONMENT)

@@ -4,9 +4,11 @@ Every compiled function in the project goes through :func:`jit`, so Numba option
 place. Environment overrides:
 
 * ``LOBA_JIT_CACHE=0`` turns the on-disk cache off (default on: later processes start fast).
-* ``LOBA_CACHE_DIR`` moves the cache (default ``~/.cache/loba-sim``); each version of the
-  sources gets its own sub-folder, and only the :data:`KEEP_CACHES` most recently used are
-  kept.
+* ``LOBA_CACHE_DIR`` moves the cache; it wins over Numba's ``NUMBA_CACHE_DIR``, which is
+  used when it alone is set; the default is ``~/.cache/loba-sim`` (:func:`cache_base`). Under
+  that base each version of the sources *and* of the code-generation switches (today
+  ``NUMBA_BOUNDSCHECK``) gets its own sub-folder, so bounds-checked and unchecked machine code
+  never share one, and only the :data:`KEEP_CACHES` most recently used are kept.
 * ``NUMBA_DISABLE_JIT=1`` (Numba's own switch) runs everything as plain Python, for readable
   tracebacks and coverage; the test-suite runs a small sample that way.
 """
@@ -31,22 +33,32 @@ warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning
 CACHE = os.environ.get("LOBA_JIT_CACHE", "1") != "0"
 
 
+def cache_base() -> tuple[str, str]:
+    """(folder, where it comes from): ``LOBA_CACHE_DIR`` if set, else ``NUMBA_CACHE_DIR`` if
+    set, else ``$XDG_CACHE_HOME/loba-sim`` (``~/.cache/loba-sim``)."""
+    for var in ("LOBA_CACHE_DIR", "NUMBA_CACHE_DIR"):
+        if os.environ.get(var):
+            return os.environ[var], var
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return os.path.join(home, "loba-sim"), "default"
+
+
 def _source_cache_dir() -> str:
-    """A cache folder keyed by a hash of every source file of ``sim``.
+    """A cache folder keyed by a hash of every source file of ``sim`` and of the switches that
+    change the machine code (``NUMBA_BOUNDSCHECK``).
 
     Numba's own cache only notices changes to the file that holds the cached function, not to
-    the helpers compiled into it; keying the folder by all of ``sim``'s sources means an edited
-    or upgraded engine never runs stale machine code.
+    the helpers compiled into it, nor to its own switches; keying the folder by all of
+    ``sim``'s sources means an edited or upgraded engine never runs stale machine code, and by
+    the switches that a bounds-checked run never loads unchecked code.
     """
     root = Path(__file__).resolve().parent
     h = hashlib.sha1()
     for f in sorted(root.rglob("*.py")):
         h.update(str(f.relative_to(root)).encode())
         h.update(f.read_bytes())
-    base = os.environ.get("LOBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "loba-sim"
-    )
-    return os.path.join(base, "numba-" + h.hexdigest()[:16])
+    h.update(f"boundscheck={bool(numba.config.BOUNDSCHECK)}".encode())
+    return os.path.join(cache_base()[0], "numba-" + h.hexdigest()[:16])
 
 
 KEEP_CACHES = 4  # source versions whose compiled code stays on disk
@@ -80,7 +92,7 @@ def _prune_caches(current: str, keep: int = KEEP_CACHES) -> list[str]:
     return removed
 
 
-if CACHE and not os.environ.get("NUMBA_CACHE_DIR"):
+if CACHE:
     numba.config.CACHE_DIR = _source_cache_dir()
     _prune_caches(numba.config.CACHE_DIR)
 DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
