@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
+DRAWS = re.compile(r"\b\w*_plot\(|\bplt\.|\.plot\(|subplots\(")  # a cell that makes a figure
 SMALL = {
     "01_quickstart.ipynb": {"GAMES": 300},
     "02_rebuy_value.ipynb": {"POLICY_GAMES": 300, "STATE_GAMES": 6, "REPS": 2},
@@ -49,3 +51,12 @@ def test_notebook_runs_top_to_bottom(name, tmp_path):
     assert not errors
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert images, "the notebook draws its figures"
+    for i, c in enumerate(nb.cells):  # every cell that draws shows its figure
+        if c.cell_type == "code" and DRAWS.search(c.source):
+            shown = [o for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+            assert shown, f"cell {i} of {name} draws but shows no figure:\n{c.source[:200]}"
+    warned = [
+        o.get("text", "") for c in nb.cells for o in c.get("outputs", [])
+        if o.get("name") == "stderr" and "Warning" in o.get("text", "")
+    ]  # fmt: skip
+    assert not warned, warned
