@@ -1857,6 +1857,8 @@ def rebuy_value_cmd(
         if not empty:
             click.echo("")
             click.echo(render(table, fmt))
+            click.echo("")
+            click.echo(words.REBUY_MODES)
     else:  # csv/json stay machine-readable; the reason goes to stderr
         for line in empty or ():
             click.echo(line, err=True)

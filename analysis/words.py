@@ -225,6 +225,17 @@ def skill_sentence(
     )
 
 
+REBUY_MODES = (
+    "How the two modes fit: policy mode values a rule — always buying back against never,"
+    " over every bust the seat has in a whole game, so its figure averages over all the states"
+    " a rule meets (most of them early, with many players left); state mode values one"
+    " decision — buying back or not at a given state (players left, points behind, rebuys"
+    " used), the rest of the game played out both ways from there. A rule can cost stakes on"
+    " average while some states still favour buying back; a seat that rebuys only where state"
+    " mode says so (rebuy=table:FILE) beats both 'always' and 'never'."
+)
+
+
 def compare_sentences(
     cmp: pl.DataFrame, metrics: list[str] | None = None, family: int | None = None
 ) -> list[str]:
