@@ -111,7 +111,9 @@ def calibrate(
         rules_id, seat_text = res.rules.id, ",".join(res.seat_labels)
         detail = res.frames.get(spec.detail.name) if spec.detail is not None else None
         km = metrics.key_metrics(res.games, res.seats, detail, level)
-        km = km.filter(pl.col("kind") != "test").with_columns(pl.lit(k).alias("run"))
+        km = km.filter(pl.col("kind").is_in(["mean", "share"])).with_columns(
+            pl.lit(k).alias("run")
+        )
         tables.append(km)
         pg = metrics.per_game(res.games, res.seats, detail)
         sums.append(variant_sums(pg, km["metric"].to_list())["run"])

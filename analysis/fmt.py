@@ -110,6 +110,8 @@ def value(x, unit: str | None = None) -> str:
     """``x`` in its unit: shares as percentages, p-values as p-values, the rest as numbers."""
     if unit == "share":
         return share(x)
+    if unit == "pts":  # a spread of shares, in percentage points
+        return points(x, sign=False)
     if unit == "p":
         return pvalue(x)
     return number(x)
@@ -117,7 +119,7 @@ def value(x, unit: str | None = None) -> str:
 
 def diff(x, unit: str | None = None) -> str:
     """A signed difference in ``unit``: percentage points for shares."""
-    if unit == "share":
+    if unit in ("share", "pts"):
         return points(x)
     return number(x, sign=True)
 
@@ -150,4 +152,4 @@ def unit_label(unit: str | None, signed: bool = False) -> str:
     metric's own unit (rounds, turns, stakes...)."""
     if unit == "share":
         return "pts" if signed else "%"
-    return unit or ""
+    return unit or ""  # "pts" stays "pts"

@@ -666,6 +666,63 @@ def per_game_frame(df, cols: dict[str, tuple[pl.Expr, pl.Expr]]):
 
 
 M_BAD = "bad answers per game, seat {seat}"
+M_SEAT_SPREAD = "seat spread: best - worst seat's win share"
+M_POSITION_SPREAD = "position spread: best - worst win share by position from the dealer"
+SEAT_MARGIN = 0.01
+"""The margin within which seats count as equal (1 percentage point): the default of the
+equivalence verdict of :func:`spread_row`."""
+
+
+def spread_row(v, metric: str, counts, labels, level: float = LEVEL,
+               margin: float = SEAT_MARGIN) -> dict:  # fmt: skip
+    """The spread between the best and the worst of the win shares ``counts / sum(counts)``
+    (wins by seat or position of the finished games, each game one winner) as a row of the long
+    metrics table, unit ``pts``.
+
+    Interval: from simultaneous intervals of the shares (each at level ``1 - (1 - level) / k``,
+    Bonferroni over the ``k`` shares; by game, :func:`analysis.estimate.game_share`): the
+    spread lies between ``max(0, max lo - min hi)`` and ``max hi - min lo`` whenever every
+    share lies in its interval, so it covers at least ``level`` — conservatively, never a
+    point at 0. ``method`` says which one gains most and the equivalence verdict against
+    ``margin``: ``within`` when the upper end is below it, ``beyond`` when the lower end is
+    above it, else ``undecided``."""
+    c = [int(x) for x in counts]
+    n, k = sum(c), len(c)
+    if n == 0 or k < 2:
+        return {"variant": v, "metric": metric, "unit": "pts", "kind": "spread",
+                "value": math.nan, "ci_low": None, "ci_high": None, "se": None, "n": n,
+                "units": float(n), "k": None, "method": "no finished game",
+                "reference": 0.0}  # fmt: skip
+    shares = [x / n for x in c]
+    each = 1 - (1 - level) / k
+    ci = [game_share(x, n, each) for x in c]
+    lo = max(0.0, max(a for a, _ in ci) - min(b for _, b in ci))
+    hi = max(b for _, b in ci) - min(a for a, _ in ci)
+    best = max(range(k), key=lambda q: shares[q])
+    verdict = "within" if hi < margin else ("beyond" if lo > margin else "undecided")
+    how = (f"{labels[best]} gains most; within {margin * 100:g} pts: {verdict} (simultaneous"
+           " intervals by game)")  # fmt: skip
+    return {"variant": v, "metric": metric, "unit": "pts", "kind": "spread",
+            "value": max(shares) - min(shares), "ci_low": lo, "ci_high": hi, "se": None, "n": n,
+            "units": float(n), "k": None, "method": how, "reference": 0.0}  # fmt: skip
+
+
+def seat_spreads(games, level: float = LEVEL) -> list[dict]:
+    """:func:`spread_row` of the win shares by seat, for every variant (finished games)."""
+    g = _prep(games).filter(pl.col("winner").is_not_null())
+    w = collect(
+        g.group_by("variant", pl.col("winner").cast(pl.Int64).alias("seat"), "n_players").agg(
+            pl.len().alias("wins")
+        )
+    )
+    rows = []
+    for v in _variants(_prep(games)):
+        part = w.filter(pl.col("variant") == v)
+        n = int(part["n_players"].max() or 0)
+        got = dict(zip(part["seat"].to_list(), part["wins"].to_list(), strict=True))
+        counts = [got.get(q, 0) for q in range(n)]
+        rows.append(spread_row(v, M_SEAT_SPREAD, counts, [f"seat {q}" for q in range(n)], level))
+    return rows
 
 
 def bad_answer_figures(seats, n_seats: int) -> tuple[pl.LazyFrame, list[Figure]]:
@@ -712,10 +769,16 @@ def key_metrics(games, seats, level: float = LEVEL) -> pl.DataFrame:
     (:mod:`analysis.estimate`)."""
     policies = _policies(seats)
     lf, figs = _with_bad_answers(games, seats, _per_game(games, seats), figures(policies))
+    sa = seat_advantage(games, level)
     tests = [
         test_row(r["variant"], M_SEAT_P, r["p_value"], r["games"])
-        for r in seat_advantage(games, level).filter(pl.col("position") == 0).iter_rows(named=True)
+        for r in sa.filter(pl.col("position") == 0).iter_rows(named=True)
     ]
+    tests += seat_spreads(games, level)
+    for (v,), part in sa.group_by("variant", maintain_order=True):
+        part = part.sort("position")
+        tests.append(spread_row(v, M_POSITION_SPREAD, part["wins"].to_list(),
+                                part["label"].to_list(), level))  # fmt: skip
     df = long_table(lf, figs, tests, _variants(_prep(games)), level)
     seated = collect(
         _prep(seats).group_by("variant").agg(pl.col("policy").n_unique().alias("_np"))

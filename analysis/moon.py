@@ -29,6 +29,8 @@ from .metrics import (
     add_game_share,
     add_t,
     long_table,
+    seat_spreads,
+    spread_row,
     test_row,
     with_seed,
 )
@@ -64,6 +66,7 @@ M_WIDOW_KEPT = "widow kept (share of played hands)"
 M_WIDOW_TRICKS = "bidder's tricks, widow {kept}"
 M_FIRST_BIDDER = "win share of the first bidder"
 M_POSITION_P = "first-bidder positions equal: chi-square p-value"
+M_POSITION_SPREAD = "position spread: best - worst win share by position from the first bidder"
 M_SEAT_SHARE = "win share, seat {seat}"
 
 
@@ -496,11 +499,14 @@ def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame
         .group_by("variant", pl.col("winner").cast(pl.Int64))
         .agg(pl.len().cast(pl.Int64).alias("wins"))
     )
-    tests = []
+    tests = seat_spreads(games, level)
     for v in variants:
         f = fb.filter(pl.col("variant") == v)
         if f.height and f["games"][0]:
             tests.append(test_row(v, M_POSITION_P, f["p_value"][0], f["games"][0]))
+            f = f.sort("position")
+            tests.append(spread_row(v, M_POSITION_SPREAD, f["wins"].to_list(),
+                                    f["label"].to_list(), level))  # fmt: skip
         w = winners.filter(pl.col("variant") == v)
         wins = {int(q): int(k) for q, k in zip(w["winner"], w["wins"], strict=True)}
         c = [wins.get(q, 0) for q in range(3)]

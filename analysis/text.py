@@ -97,6 +97,9 @@ def metrics_text(km: pl.DataFrame) -> str:
                 [False, True, False, False, True],
             )
         )
+        if "method" in part.columns:  # a spread says who gains and whether it is within margin
+            for r in part.filter(pl.col("kind") == "spread").iter_rows(named=True):
+                out.append(f"{r['metric'].split(':')[0]}: {r['method']}.")
         out.append("")
     return "\n".join(out).rstrip()
 
