@@ -245,11 +245,24 @@ def compare_sentences(
     differences, or over a report's family of ``family`` tests); a difference below 0.05 only
     on its own is worded as not detectable after correction."""
     from .compare import FAMILY_VERDICTS
+    from .estimate import SAME
 
     metrics = metrics or COMPARE_METRICS
     out = []
-    for r in cmp.filter(pl.col("verdict") != "").iter_rows(named=True):
-        if r["metric"] not in metrics:
+    diffs = cmp.filter(pl.col("verdict") != "")
+    idle = [  # variants whose every game played out as the baseline's: the change never mattered
+        v for (v,), part in diffs.group_by("variant", maintain_order=True)
+        if part.height and (part["verdict"] == SAME).all()
+    ]  # fmt: skip
+    for v in idle:
+        base = diffs.filter(pl.col("variant") == v)["baseline"][0]
+        out.append(
+            f"{v} vs {base}: every game played out exactly as under {base} — the difference in"
+            " the rules never came into play in these games (with these players), so there is"
+            " nothing to compare."
+        )
+    for r in diffs.iter_rows(named=True):
+        if r["metric"] not in metrics or r["variant"] in idle:
             continue
         unit = r["unit"]
         lo, hi = r["diff_low"], r["diff_high"]

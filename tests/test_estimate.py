@@ -215,3 +215,15 @@ def test_seat_spread_from_simultaneous_intervals():
     assert "beyond" in big["method"] and big["ci_low"] > 0.01
     tight = M.spread_row("v", M.M_SEAT_SPREAD, [500_000, 500_000], ["a", "b"])
     assert "within" in tight["method"] and tight["ci_high"] < 0.01
+
+
+def test_compare_says_when_a_rule_change_never_came_into_play():
+    from analysis.words import compare_sentences
+
+    n = 30
+    a = _literal(n, [5 + g % 3 for g in range(n)], [0] * n)
+    a = a.with_columns(pl.lit("A").alias("variant"))
+    b = a.with_columns(pl.lit("B").alias("variant"))  # the same games, game by game
+    s = pl.concat([_seats(n).with_columns(pl.lit(v).alias("variant")) for v in "AB"])
+    lines = compare_sentences(compare(pl.concat([a, b]), s))
+    assert len(lines) == 1 and "never came into play" in lines[0]
