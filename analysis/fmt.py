@@ -126,11 +126,32 @@ def diff(x, unit: str | None = None) -> str:
 
 def interval(lo, hi, unit: str | None = None, signed: bool = False) -> str:
     """``[lo, hi]`` in the unit (``signed``: as differences); ``n/a`` when either end is
-    missing or the interval has zero width (no spread to estimate it from)."""
+    missing or the interval has zero width (no spread to estimate it from). Both ends with
+    the precision the interval's width needs (:func:`ends`)."""
     if is_na(lo) or is_na(hi) or lo == hi:
         return NA
-    f = diff if signed else value
-    return "[{}, {}]".format(*_same_decimals(f(lo, unit), f(hi, unit)))
+    return "[{}, {}]".format(*ends(lo, hi, unit, signed))
+
+
+def ends(lo, hi, unit: str | None = None, signed: bool = False) -> tuple[str, str]:
+    """The two ends of an interval written to the same number of decimals: two significant
+    digits of its width (shares in %, differences of shares in pts), so that the ends never
+    collapse into one number and never mix precisions (``+0.04 pts`` beside
+    ``-0.000226 pts``). p-values keep their own form."""
+    if unit == "p":
+        return pvalue(lo), pvalue(hi)
+    pct = unit in ("share", "pts")
+    scale = 100.0 if pct else 1.0
+    width = abs(float(hi) - float(lo)) * scale
+    d = 2 if width == 0 else min(max(0, 1 - math.floor(math.log10(width))), 10)
+    suffix = (" pts" if signed or unit == "pts" else "%") if pct else ""
+
+    def one(x):
+        v = float(x) * scale
+        s = f"{v:+,.{d}f}" if signed else f"{v:,.{d}f}"
+        return s + suffix
+
+    return one(lo), one(hi)
 
 
 _PLAIN = re.compile(r"[+-]?[\d,]*(\.(\d+))?")

@@ -27,6 +27,9 @@ from .family import ALPHA
 COMPARE_METRICS = [m for metrics in GAMES.values() for m in metrics.stated]
 
 
+_fmt = fmt  # the formatter module (interval() has a parameter of the same name)
+
+
 def pct(x: float, digits: int = 1) -> str:
     return fmt.share(x, digits)
 
@@ -47,8 +50,13 @@ def _after(adj, family: int | None) -> str:
 
 
 def interval(lo, hi, fmt=num, **kw) -> str:
-    """'95% CI a…b' (the ellipsis reads better than a dash next to negative numbers)."""
-    return f"95% CI {fmt(lo, **kw)}…{fmt(hi, **kw)}"
+    """'95% CI a…b' (the ellipsis reads better than a dash next to negative numbers), both
+    ends with the precision the interval's width needs (:func:`analysis.fmt.ends`)."""
+    if _fmt.is_na(lo) or _fmt.is_na(hi):
+        return "95% CI n/a"
+    unit = "share" if fmt is pct else None
+    a, b = _fmt.ends(lo, hi, unit, signed=kw.get("sign", False))
+    return f"95% CI {a.replace('-', '−')}…{b.replace('-', '−')}"
 
 
 def _row(km: pl.DataFrame, variant: str, metric: str) -> dict | None:

@@ -314,8 +314,12 @@ def test_one_formatter():
     assert fmt.diff(0.0123, "share") == "+1.23 pts" and fmt.diff(-3.2) == "-3.2"
     assert fmt.value(None) == fmt.value(math.nan, "share") == "n/a"
     assert fmt.interval(0.0, 0.0) == "n/a"  # every game agreed: no interval to estimate
-    assert fmt.interval(0.1, 0.2, "share") == "[10.00%, 20.00%]"
-    # both ends to the same decimals (significant digits alone would print [+2.55, +2.818])
-    assert fmt.interval(2.55, 2.818, signed=True) == "[+2.550, +2.818]"
-    assert fmt.interval(2.5, 3, signed=True) == "[+2.5, +3.0]"
-    assert fmt.interval(1e-5, 2e-5) == "[1e-05, 2e-05]"  # exponents left as they are
+    # both ends to the same decimals, two significant digits of the width: never collapsed
+    # into one number ("10.2…10.2"), never of mixed precision ("-0.000226…+0.04 pts")
+    assert fmt.interval(0.1, 0.2, "share") == "[10%, 20%]"
+    assert fmt.interval(0.0764, 0.0777, "share") == "[7.64%, 7.77%]"
+    assert fmt.interval(2.55, 2.818, signed=True) == "[+2.55, +2.82]"
+    assert fmt.interval(2.5, 3, signed=True) == "[+2.50, +3.00]"
+    assert fmt.interval(10.21, 10.24) == "[10.210, 10.240]"
+    assert fmt.interval(-0.00000226, 0.0004, "share", signed=True) == "[-0.000 pts, +0.040 pts]"
+    assert fmt.interval(1e-5, 2e-5) == "[0.000010, 0.000020]"
