@@ -278,7 +278,7 @@ def compare_sentences(
         if fmt.is_na(lo) or fmt.is_na(hi):
             ci = "no interval"
         else:
-            a, b = fmt.diff(lo, unit), fmt.diff(hi, unit)
+            a, b = fmt.ends(lo, hi, unit, signed=True)
             ci = f"95% CI {a.removesuffix(' pts')}…{b}"
         ci = f"{ci}, {how}"
         value = fmt.value(r["value"], unit)
