@@ -186,6 +186,15 @@ class Results:
 
         return results_html(self)
 
+    def __repr__(self) -> str:
+        """One line: what was played and which tables hold it (the tables themselves are
+        ``res.games`` ...; the figures ``res.summary()``)."""
+        tables = ", ".join(f"{k} ({v.height:,} rows)" for k, v in self.frames.items())
+        return (
+            f"<Results {self.rules.id}: {self.n_games:,} games, seats {','.join(self.seat_labels)},"
+            f" seed {self.seed}; tables {tables}>"
+        )
+
 
 # ---------------------------------------------------------------------------- manifests, parts
 FORMAT = "loba-run/2"  # manifest.json of a run directory whose tables are folders of parts

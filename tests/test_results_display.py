@@ -48,3 +48,12 @@ def test_run_and_run_set_html_repr(tmp_path):
     assert "40" in h and "30" in h
     one = load_run(a)._repr_html_()
     assert "1 run</p>" in one and str(a) in one
+
+
+def test_results_repr_is_one_line():
+    import sim
+
+    r = sim.simulate("pagat", None, games=12, seed=2)
+    text = repr(r)
+    assert "\n" not in text and len(text) < 300
+    assert "loba:pagat" in text and "12 games" in text and "seats (48 rows)" in text
