@@ -1509,7 +1509,7 @@ def sweep_cmd(
     metrics = analysis_of(res.game)
     keep = res.knobs + [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
     units = metrics.sweep_units
-    click.echo(render(res.summary.select(keep) if fmt == "table" else res.summary, fmt, units))
+    click.echo(render(res.summary, fmt, units, columns=keep))
     if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no rebuy value to explain
         for line in rebuy_na_notes(res.summary, res.knobs):
             click.echo(line)

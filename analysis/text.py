@@ -34,14 +34,24 @@ def table_text(
 ) -> str:
     """An aligned plain-text table (numbers right-aligned, text left-aligned). ``units`` maps a
     column to its unit (``share`` prints as a percentage, ``p`` as a p-value); columns named
-    like a p-value (``p_value``, ``p_adjusted``, ``seat_p``) are p-values."""
+    like a p-value (``p_value``, ``p_adjusted``, ``seat_p``) are p-values. A column ``C`` shown
+    beside ``C_low`` and ``C_high`` in ``df`` prints as ``value [low, high]`` (its interval,
+    :func:`analysis.fmt.interval`), and those two are not shown apart."""
     cols = columns or df.columns
+    paired = {c for c in cols if f"{c}_low" in df.columns and f"{c}_high" in df.columns}
+    cols = [c for c in cols if not any(c in (f"{p}_low", f"{p}_high") for p in paired)]
     u = {c: "p" for c in cols if c in P_COLUMNS}
     u.update(units or {})
-    cells = [
-        [_cell(v, u.get(c)) for c, v in zip(cols, row, strict=True)]
-        for row in df.select(cols).iter_rows()
-    ]
+    cells = []
+    for r in df.iter_rows(named=True):
+        row = []
+        for c in cols:
+            text = _cell(r[c], u.get(c))
+            if c in paired:
+                ci = fmt.interval(r[f"{c}_low"], r[f"{c}_high"], u.get(c))
+                text = f"{text} {ci}" if ci != fmt.NA else text
+            row.append(text)
+        cells.append(row)
     return aligned(cols, cells, [df.schema[c].is_numeric() for c in cols])
 
 
@@ -57,14 +67,17 @@ def aligned(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
     return "\n".join([line(head), line(["-" * x for x in w])] + [line(r) for r in rows])
 
 
-def render(df: pl.DataFrame, fmt_: str, units: dict[str, str] | None = None) -> str:
-    """``df`` as ``table`` (aligned text), ``csv`` or ``json`` (a list of records)."""
+def render(
+    df: pl.DataFrame, fmt_: str, units: dict[str, str] | None = None, columns=None
+) -> str:
+    """``df`` as ``table`` (aligned text; ``columns``: those shown), ``csv`` or ``json`` (a
+    list of records, every column)."""
     if fmt_ == "csv":  # a missing value (no interval) is an empty field
         return df.write_csv().rstrip("\n")
     if fmt_ == "json":  # a missing value or NaN is null (JSON has no NaN)
         rows = [{k: _finite(v) for k, v in r.items()} for r in df.to_dicts()]
         return json.dumps(rows, indent=1, default=_json_default)
-    return table_text(df, units=units)
+    return table_text(df, columns, units=units)
 
 
 def _finite(x):
