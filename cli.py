@@ -1321,10 +1321,8 @@ def calibrate_cmd(game, preset, sets, seats, runs, games, seed, threads, fmt):
     'loba summarize' gives an interval, the spread of its estimates across the runs over the
     standard error the intervals state (honest: about 1), their coverage, and how often
     'loba compare' calls two runs of the same rules different (A/A, after correction)."""
-    import json
 
     from analysis.calibration import calibrate, calibration_text
-    from analysis.text import render
 
     rules, seats, _ = _run_setup(preset, sets, seats, game)
     _announce_compile(rules.game)
@@ -1334,12 +1332,20 @@ def calibrate_cmd(game, preset, sets, seats, runs, games, seed, threads, fmt):
             click.echo(f"\rrun {k}/{n}", err=True, nl=k == n)
 
     cal = calibrate(rules.game, runs, games, rules, seats, seed, threads, progress)
+    _emit(fmt, cal.to_dict, cal.table, lambda: calibration_text(cal))
+
+
+def _emit(fmt: str, as_dict, table, as_text) -> None:
+    """A result in the --format asked for: JSON of ``as_dict()``, CSV of ``table``, or the
+    readable ``as_text()``."""
+    from analysis.text import render
+
     if fmt == "json":
-        click.echo(json.dumps(cal.to_dict(), indent=2))
+        click.echo(json.dumps(as_dict(), indent=1))
     elif fmt == "csv":
-        click.echo(render(cal.table, "csv"))
+        click.echo(render(table, "csv"))
     else:
-        click.echo(calibration_text(cal))
+        click.echo(as_text())
 
 
 @cli.command("compare", epilog=EXAMPLES["compare"])
@@ -2176,7 +2182,7 @@ def tune_cmd(
     paired difference.
     """
     from analysis import tune as T
-    from analysis.text import render, tune_text
+    from analysis.text import tune_text
     from sim.runner import set_threads
 
     log = _Verbose()
@@ -2219,12 +2225,7 @@ def tune_cmd(
         with ProgressBar("fresh games") as bar:
             res.evaluation = T.evaluate_seat(plan, res.best_seat, bar)
     log(f"tuned and evaluated in {log.lap():.2f} s")
-    if fmt == "json":
-        click.echo(json.dumps(res.to_dict(), indent=1))
-    elif fmt == "csv":
-        click.echo(render(res.study, "csv"))
-    else:
-        click.echo(tune_text(res))
+    _emit(fmt, res.to_dict, res.study, lambda: tune_text(res))
     if out_dir is not None:
         res.write(out_dir, overwrite)
         click.echo(f"wrote {out_dir} ({', '.join(T.STUDY_FILES)})", err=True)
