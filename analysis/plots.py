@@ -321,7 +321,8 @@ def sweep_plots(summary: pl.DataFrame, knobs: list[str], game: str = "loba") -> 
     fig.suptitle(
         "Sweep: 95% intervals in brackets / as bars"
         + (
-            "; hatched: not distinguishable from the reference (fair share, 0)"
+            "; hatched: not distinguishable from the reference (fair share, 0, or the first"
+            " cell)"
             if len(knobs) > 1
             else ""
         )
@@ -343,7 +344,10 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
     as the dealer's left's, 0 for the rebuy value) is drawn as its deviation from it on
     a diverging scale centred on it, as wide as the largest deviation or twice the largest
     interval half-width, so that cells within noise stay pale; cells whose interval contains
-    the reference are hatched and marked "≈"."""
+    the reference are hatched and marked "≈". A metric without one is drawn on a scale at
+    least four interval half-widths wide (so that differences within noise stay one colour),
+    and the cells not distinguishable from the first cell (their paired difference from it
+    covers 0) are hatched and marked "≈"."""
     import matplotlib as mpl
 
     col, title, unit, f = panel.column, panel.title, panel.unit, panel.factor
@@ -356,13 +360,13 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
         ref = _reference(panel.reference, r)
         refs[i, j] = math.nan if ref is None else ref * f
     centred = np.isfinite(refs).any()
+    half = []
+    for r in rows.values():
+        lo, hi = r[f"{col}_low"], r[f"{col}_high"]
+        if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+            half.append((hi - lo) * f / 2)
     if centred:
         dev = grid - refs
-        half = []
-        for r in rows.values():
-            lo, hi = r[f"{col}_low"], r[f"{col}_high"]
-            if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
-                half.append((hi - lo) * f / 2)
         finite = np.abs(dev[np.isfinite(dev)])
         # twice the widest half-width: a cell just distinguishable is at most half saturated
         m = max([1e-9, *(finite.tolist() if finite.size else [1.0]), *[2 * h for h in half]])
@@ -374,7 +378,12 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
             origin="lower",
         )
     else:
-        im = ax.imshow(grid, cmap="viridis", aspect="auto", origin="lower")
+        fin = grid[np.isfinite(grid)]
+        mid = float((fin.max() + fin.min()) / 2) if fin.size else 0.0
+        span = max([float((fin.max() - fin.min()) / 2) if fin.size else 0.0, 1e-9,
+                    *[2 * h for h in half]])  # fmt: skip
+        im = ax.imshow(grid, cmap="viridis", vmin=mid - span, vmax=mid + span, aspect="auto",
+                       origin="lower")  # fmt: skip
     for i in range(len(v1)):
         for j in range(len(v2)):
             r = rows.get((v1[i], v2[j]))
@@ -384,22 +393,26 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
                 ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="0.4")
                 continue
             mark = ""
+            dlo, dhi = (r.get(f"{col}_diff_low"), r.get(f"{col}_diff_high")) if r else (None, None)
             if centred and np.isfinite(refs[i, j]):
                 ref = refs[i, j] / f
-                if lo <= ref <= hi:
-                    mark = " ≈"
-                    ax.add_patch(
-                        mpl.patches.Rectangle(
-                            (j - 0.5, i - 0.5),
-                            1,
-                            1,
-                            fill=False,
-                            hatch="//",
-                            edgecolor="0.55",
-                            linewidth=0,
-                            zorder=2,
-                        )
+                same = lo <= ref <= hi
+            else:  # the first cell's own row has no difference: not marked
+                same = dlo is not None and dhi is not None and dlo <= 0 <= dhi
+            if same:
+                mark = " ≈"
+                ax.add_patch(
+                    mpl.patches.Rectangle(
+                        (j - 0.5, i - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        hatch="//",
+                        edgecolor="0.55",
+                        linewidth=0,
+                        zorder=2,
                     )
+                )
             shown = dev[i, j] if centred else grid[i, j]
             text = f"{grid[i, j]:.2f}{mark}\n[{lo * f:.2f}, {hi * f:.2f}]"
             _cell_text(ax, j, i, text, im.cmap(im.norm(shown)), zorder=3)

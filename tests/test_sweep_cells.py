@@ -247,3 +247,31 @@ def test_a_two_player_sweep_says_no_rebuy_can_happen_in_any_cell(capsys, tmp_pat
         " only one player is left under the limit, so rebuys are off and that player wins"
         " ([A31]); seat 3 players or more, or set rebuy_with_one_survivor=true."
     ]
+
+
+def test_heatmap_colours_span_at_least_the_noise_and_mark_cells_like_the_first():
+    """A panel without a reference (contracts made 98.58-98.63%, intervals ±0.5 pts) is not
+    stretched over the noise: its colour scale is at least four half-widths wide; cells whose
+    paired difference from the first cell covers 0 are marked "≈"."""
+    from matplotlib.figure import Figure
+
+    from analysis.bygame import Panel
+    from analysis.plots import _sweep_heatmap
+
+    rows = []
+    for a in (1, 2):
+        for b in (1, 2):
+            v = 0.9858 + 0.0001 * (a + b)
+            first = (a, b) == (1, 1)
+            rows.append({"a": a, "b": b, "made": v, "made_low": v - 0.005, "made_high": v + 0.005,
+                         "made_diff_low": None if first else -0.001,
+                         "made_diff_high": None if first else 0.002})  # fmt: skip
+    summary = pl.DataFrame(rows)
+    fig = Figure()
+    ax = fig.subplots()
+    _sweep_heatmap(ax, fig, summary, "a", "b", [1, 2], [1, 2],
+                   Panel("made", "contracts made", "%", 100.0))  # fmt: skip
+    im = ax.images[0]
+    assert im.norm.vmax - im.norm.vmin >= 4 * 0.5 - 1e-9  # pts: four half-widths of 0.5
+    marks = [t.get_text() for t in ax.texts if "≈" in t.get_text()]
+    assert len(marks) == 3  # every cell but the first
