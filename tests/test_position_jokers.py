@@ -34,7 +34,7 @@ CASES = [(p, run, js) for p in SPEC.presets for _, run, js in _cases(p)]
 
 
 @pytest.mark.parametrize("preset", sorted(SPEC.presets))
-def test_table_escaleras_read_as_check_meld_reads_them(preset):
+def test_a16_a18_table_escaleras_read_as_check_meld_reads_them(preset):
     rules = SPEC.make(preset)
     checked = 0
     for _, run, js in _cases(preset):
@@ -56,7 +56,7 @@ def test_table_escaleras_read_as_check_meld_reads_them(preset):
     assert checked >= 20
 
 
-def test_a_written_reading_that_contradicts_the_bare_ones_is_refused():
+def test_a16_a17_a_written_reading_that_contradicts_the_bare_ones_is_refused():
     rules = SPEC.make("rami")
     with pytest.raises(PositionError, match="contradict"):
         _table([{"cards": "5S JK(9S) JK 8S"}], rules, 3)
