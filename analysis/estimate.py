@@ -347,16 +347,15 @@ def diff_paired(ya, xa, yb, xb, kind: str, counts: bool, level: float = LEVEL) -
     out["diff"] = d
     dz = (ya - ra * xa) / xa.mean() - (yb - rb * xb) / xb.mean()
     scale = max(float(np.abs(ya).max()), float(np.abs(yb).max()), 1e-300)
+    few = counts and (few_events(sa, kind) or few_events(sb, kind))
     if np.all(np.abs(dz) <= 1e-12 * scale):
         if np.array_equal(ya, yb) and np.array_equal(xa, xb):
             out["note"] = SAME  # no interval: the two variants agree game by game
             return out
-        if counts and (few_events(sa, kind) or few_events(sb, kind)):
-            pass  # a constant difference of few events: the exact test below decides
-        else:
-            out.update(diff_low=d, diff_high=d, p_value=1.0 if d == 0 else 0.0)
+        if not few:  # a constant shift in every game: certain, but no interval to state
+            out.update(p_value=1.0 if d == 0 else 0.0)
             return out
-    if counts and (few_events(sa, kind) or few_events(sb, kind)):
+    if few:
         ea, eb = estimate(sa, kind, counts, level), estimate(sb, kind, counts, level)
         lo, hi = mover(ea, eb)
         p, method = _few(sa, sb, kind, level)
