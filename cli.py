@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from sim.faults import RunFailure
 from sim.games import DEFAULT_GAME, GameError, game_names, get_game
 from sim.house import is_house_file
 from sim.policies import SeatError
@@ -933,6 +934,7 @@ def _interrupted(target) -> str:
 @verbose_option
 def bench_cmd(games, game, seats, preset, sets, fmt):
     """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
+    from sim.isolated import bench_lines
     from sim.runner import check_run
 
     if isinstance(games, bool) or games < 1:
@@ -942,7 +944,9 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
     log = _Verbose()
     log.run(rules, seat_list, 0, preset)
     _announce_compile(spec.name)
-    lines = spec.bench(rules, seat_list, games)
+    lines = _guarded(
+        bench_lines, spec, seat_list, rules.id, games, 12345, doing="while benchmarking"
+    )
     log(f"benchmarked {games:,} games in {log.lap():.2f} s")
     if fmt == "json":
         report = {
@@ -1006,7 +1010,8 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
     come from its manifest: 'loba replay runs/x --index 12' is game 12 of that run. Options
     that contradict the manifest are refused.
     """
-    from sim.trace import replay, to_jsonl, to_text
+    from sim.isolated import position_events, replay_events
+    from sim.trace import to_jsonl, to_text
 
     log = _Verbose()
     if position is not None:
@@ -1019,7 +1024,20 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
                 "--position replays a position file (its rules are in it): leave out"
                 " RUN_DIR, --index, --game, --rules and --set."
             )
-        events = spec.positions.replay(position, seats, seed or 0, to_end)
+        plays = None if seats is None else [s.strip() for s in seats.split(",")]
+        from sim.policies import parse_seats
+
+        seat_list = parse_seats(plays, game=spec) if plays else []
+        events = _guarded(
+            position_events,
+            spec,
+            seat_list,
+            str(Path(position).resolve()),
+            seed or 0,
+            to_end,
+            doing="while playing on from the position",
+            specs=plays,
+        )[0]
         click.echo(to_jsonl(events) if fmt == "jsonl" else to_text(events, only_round), nl=False)
         return
     if game is not None and game.strip().lstrip("-").isdigit():
@@ -1043,7 +1061,9 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
     log.run(rules, seat_list, seed, preset, run_dir)
     log(f"game index {index}; checked the input in {log.lap():.2f} s")
     _announce_compile(spec.name)
-    events = replay(rules, seats, seed=seed, game=index)
+    events = _guarded(
+        replay_events, spec, seat_list, rules.id, seed, index, doing=f"while replaying game {index}"
+    )[0]
     log(f"replayed game {index} ({len(events):,} events) in {log.lap():.2f} s")
     if only_round is not None and not any(e.get("round") == only_round for e in events):
         raise ValueError(f"Game {index} has no round {only_round}.")
@@ -1053,6 +1073,22 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
         click.echo(to_jsonl(events), nl=False)
     else:
         click.echo(to_text(events, only_round), nl=False)
+
+
+def _guarded(fn, spec, seat_list, *args, doing: str, specs=None) -> list:
+    """The items of ``fn(game, *args[:1], seat strings, *args[1:])``
+    (:func:`sim.isolated.guarded`): in a child process when a seat is a plug-in, so that a
+    crash, a hang or an exception in its code ends in one sentence."""
+    from sim.isolated import guarded, seats_with_plugins
+    from sim.runner import portable_seat
+
+    plays = tuple(specs) if specs is not None else tuple(portable_seat(s) for s in seat_list)
+    first, rest = args[:1], args[1:]
+    return list(
+        guarded(
+            fn, spec.name, *first, plays, *rest, seats=seats_with_plugins(seat_list), doing=doing
+        )
+    )
 
 
 def _run_settings(run_dir, game, preset, sets, seats, seed, index):
@@ -2274,6 +2310,9 @@ def main(argv=None) -> int:
     except USER_ERRORS as e:
         click.echo(f"Error: {e}", err=True)
         return 2
+    except RunFailure as e:  # a seat's code failed, or a run stopped: not the input's fault
+        click.echo(f"Error: {e}", err=True)
+        return 1
 
 
 def run() -> None:

@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from .games import all_games
-from .runner import ChunkJob, Sink, chunk_failed, cpu_count, play_chunk, warm
+from .runner import ChunkJob, Sink, cpu_count, play_chunk, stopped_by, warm
 
 CONNECT_TIMEOUT = "20s"
 WORKER_WAIT_S = 60
@@ -260,5 +260,5 @@ def run_dask(
                 client.cancel([f for _, f in live.values()])
         if failed:
             k, e = min(failed, key=lambda x: x[0])
-            raise chunk_failed(job, k, e, sink.run)
+            raise stopped_by(job, k, e, sink.run)
     return info

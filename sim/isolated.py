@@ -23,8 +23,17 @@ import pickle
 import signal
 from collections import deque
 
+from .faults import PlayFault
 from .policies import parse_seats
-from .runner import ChunkError, ChunkJob, Sink, chunk_failed, play_chunk, set_threads, warm
+from .runner import (
+    ChunkError,
+    ChunkJob,
+    Sink,
+    play_retried,
+    set_threads,
+    stopped_by,
+    warm,
+)
 
 POLL_S = 0.2  # how often the parent looks at Ctrl-C and at the child while it waits
 MEMORY_SIGNALS = ("SIGSEGV", "SIGBUS")
@@ -46,19 +55,34 @@ def isolation() -> str:
     raise ValueError(f"LOBA_ISOLATE must be 1, 0 or auto, not '{v[:40]}'.")
 
 
-def plugin_seats(job: ChunkJob) -> list[tuple[int, str]]:
-    """(seat, label) of every seat whose policy or add-on rule is a plug-in (MODULE:NAME)."""
-    seats = parse_seats(list(job.seat_specs), game=job.spec)
+def seats_with_plugins(seats, labels=None) -> list[tuple[int, str]]:
+    """(seat, label) of every seat (:class:`sim.policies.Seat`) whose policy or add-on rule
+    is a plug-in (MODULE:NAME); ``labels``: the seats as the user wrote them."""
     out = []
     for i, s in enumerate(seats):
         if ":" in s.policy_ref or any(a.plugin for a in s.addons):
-            out.append((i, job.seat_labels[i]))
+            out.append((i, labels[i] if labels is not None else s.label))
     return out
 
 
-def wants_child(job: ChunkJob) -> bool:
+def plugin_seats(job: ChunkJob) -> list[tuple[int, str]]:
+    """:func:`seats_with_plugins` of a run's job."""
+    return seats_with_plugins(parse_seats(list(job.seat_specs), game=job.spec), job.seat_labels)
+
+
+_in_child = False  # True in a child process of this module: it plays everything itself
+
+
+def isolate(plugins) -> bool:
+    """Whether to play in a child process, given the plug-in seats (``LOBA_ISOLATE``)."""
+    if _in_child:
+        return False
     mode = isolation()
-    return mode == "always" or (mode == "auto" and bool(plugin_seats(job)))
+    return mode == "always" or (mode == "auto" and bool(plugins))
+
+
+def wants_child(job: ChunkJob) -> bool:
+    return isolate(plugin_seats(job))
 
 
 # ------------------------------------------------------------------------------ the child
@@ -80,9 +104,32 @@ def _portable(e: BaseException) -> BaseException:
         return RuntimeError(f"{type(e).__name__}: {e}")
 
 
-def _child_main(conn, job: ChunkJob, threads: int | None, parent: int) -> None:
+def _call_main(conn, parent: int, fn, args) -> None:
+    """A child for :func:`call`: ``fn(*args)``, its items sent one by one if it is a
+    generator. Replies ("item", x) ..., then ("done", value) or ("error", exception)."""
+    import types
+
+    global _in_child
+    _in_child = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+    try:
+        value = fn(*args)
+        if isinstance(value, types.GeneratorType):
+            for item in value:
+                conn.send(("item", item))
+            value = None
+    except BaseException as e:
+        conn.send(("error", _portable(e)))
+        return
+    conn.send(("done", value))
+
+
+def _child_main(conn, parent: int, job: ChunkJob, threads: int | None) -> None:
     """The child: load the kernel, then play each piece sent until None (or the pipe closes).
     Replies ("ready",), ("done", ChunkResult), ("failed", exception) or ("error", exception)."""
+    global _in_child
+    _in_child = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's (already so, posix)
     _die_with_parent(parent)
     try:
@@ -101,10 +148,7 @@ def _child_main(conn, job: ChunkJob, threads: int | None, parent: int) -> None:
         if piece is None:
             return
         try:
-            try:
-                res = play_chunk(job, piece)
-            except Exception:  # retried once, as in the local backend
-                res = play_chunk(job, piece)
+            res = play_retried(job, piece)
         except Exception as e:
             conn.send(("failed", _portable(e)))
             continue
@@ -164,15 +208,8 @@ def _seat_words(seats: list[tuple[int, str]]) -> str:
 
 
 def crash_message(job: ChunkJob, code: int | None, piece, run) -> str:
-    """The one sentence for a child that died: how, while doing what, whose code, what is
-    kept and how to finish."""
-    if code is not None and code < 0:
-        try:
-            how = f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"signal {-code}"
-    else:
-        how = f"exit code {code}"
+    """The one sentence for a chunk child that died: how, while doing what, whose code, what
+    is kept and how to finish."""
     if piece is None:
         doing = "while loading the game kernel"
     else:
@@ -182,6 +219,20 @@ def crash_message(job: ChunkJob, code: int | None, piece, run) -> str:
         seats = plugin_seats(job)
     except Exception:
         seats = []
+    return died(code, doing, seats, run, keeps=not job.arrays)
+
+
+def died(code: int | None, doing: str, seats, run=None, keeps: bool = True) -> str:
+    """The one sentence for a child process that died (``code``: its exit code), ``doing``
+    what, with which plug-in ``seats`` ((seat, label)); what is kept in ``run`` (a run
+    directory or None) when ``keeps``."""
+    if code is not None and code < 0:
+        try:
+            how = f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"signal {-code}"
+    else:
+        how = f"exit code {code}"
     if seats:
         may = (
             "may have read or written out of bounds"
@@ -199,9 +250,11 @@ def crash_message(job: ChunkJob, code: int | None, piece, run) -> str:
             f"; the {len(run.done)} finished chunks ({run.games_done()} games) are kept in"
             f" '{p}' and 'loba simulate --resume {p}' finishes the run"
         )
-    else:
+    elif keeps:
         kept = "; nothing was saved (use --out DIR to keep finished chunks)"
-    return f"The simulation process crashed ({how}) {doing}{blame}{kept}."
+    else:
+        kept = ""
+    return f"The process playing the games crashed ({how}) {doing}{blame}{kept}."
 
 
 @contextlib.contextmanager
@@ -225,15 +278,20 @@ def _ctrl_c_held():
 
 
 class _Child:
-    def __init__(self, job: ChunkJob, threads: int | None):
+    """A spawned child process running ``target(conn, parent_pid, *args)``; ``job``: the
+    chunk job it plays (for the sentence when it dies)."""
+
+    def __init__(self, job: ChunkJob | None, threads: int | None = None, target=None, args=()):
         import multiprocessing as mp
 
         ctx = mp.get_context("spawn")
         self.job = job
         self.conn, child_end = ctx.Pipe()
+        if target is None:
+            target, args = _child_main, (job, threads)
         self.proc = ctx.Process(
-            target=_child_main,
-            args=(child_end, job, threads, os.getpid()),
+            target=target,
+            args=(child_end, os.getpid(), *args),
             name="loba-chunks",
             daemon=True,
         )
@@ -268,6 +326,9 @@ class _Child:
                 run.commit()
             except OSError:
                 run.drop_pending()
+        if self.job is None:  # (a call: piece is (what it was doing, plug-in seats))
+            doing, seats = piece
+            return RunCrashed(died(self.proc.exitcode, doing, seats, keeps=False))
         return RunCrashed(crash_message(self.job, self.proc.exitcode, piece, run))
 
     def close(self) -> None:
@@ -279,17 +340,19 @@ class _Child:
         self.conn.close()
 
 
-def run_child(job: ChunkJob, todo, sink: Sink, threads: int | None) -> dict:
-    """The ``local`` backend in a child process: the same chunks, the same bytes, and a crash
-    or a hang of the kernel stays in the child. Up to two pieces are handed over at a time, so
-    the child plays one while this process writes the other."""
-    used = set_threads(threads)
+def chunk_results(job: ChunkJob, todo, threads: int | None, run=None, started=None):
+    """Play the pieces ``todo`` of ``job`` in a child process and yield their
+    :class:`~sim.runner.ChunkResult` in order: the same chunks, the same bytes, and a crash or
+    a hang of the kernel stays in the child. Up to two pieces are handed over at a time, so
+    the child plays one while this process handles the other. ``run``: the run directory
+    (for the sentences); ``started()`` is called once the kernel is loaded."""
     child = _Child(job, threads)
     try:
-        msg = child.receive(None, sink.run)
+        msg = child.receive(None, run)
         if msg[0] == "error":
-            raise msg[1]
-        sink.start()
+            raise stopped_by(job, None, msg[1], run)
+        if started is not None:
+            started()
         pending = iter(todo)
         inflight: deque = deque()
 
@@ -302,12 +365,126 @@ def run_child(job: ChunkJob, todo, sink: Sink, threads: int | None) -> dict:
         send_next()
         send_next()
         while inflight:
-            msg = child.receive(inflight[0], sink.run)
+            msg = child.receive(
+                job.piece(inflight[0]) if isinstance(inflight[0], int) else inflight[0], run
+            )
             piece = inflight.popleft()
             if msg[0] == "failed":
-                raise chunk_failed(job, piece, msg[1], sink.run)
+                raise stopped_by(job, piece, msg[1], run)
             send_next()
-            sink.put(msg[1])
+            yield msg[1]
     finally:
         child.close()
+
+
+def run_child(job: ChunkJob, todo, sink: Sink, threads: int | None) -> dict:
+    """The ``local`` backend in a child process (:func:`chunk_results`)."""
+    used = set_threads(threads)
+    for res in chunk_results(job, todo, threads, sink.run, sink.start):
+        sink.put(res)
     return {"backend": "local", "threads": used}
+
+
+def call(fn, *args, doing: str, seats):
+    """``fn(*args)`` in a child process (``fn`` and its arguments picklable, ``fn`` defined
+    at module level); a generator's items are yielded as the child makes them, else its value
+    is returned (wrapped: the first item yielded). Its exceptions are raised here; a crash of
+    the child is :class:`RunCrashed` naming the plug-in ``seats`` and what it was ``doing``;
+    Ctrl-C stops it."""
+    child = _Child(None, target=_call_main, args=(fn, args))
+    try:
+        while True:
+            msg = child.receive((doing, seats), None)
+            if msg[0] == "item":
+                yield msg[1]
+            elif msg[0] == "done":
+                if msg[1] is not None:
+                    yield msg[1]
+                return
+            else:
+                raise msg[1]
+    finally:
+        child.close()
+
+
+# ------------------------------------------------------- every command that plays plug-ins
+def guarded(fn, *args, seats, doing: str):
+    """The items of the generator ``fn(*args)``, made in a child process (:func:`call`) when
+    a plug-in seat plays (``seats``: :func:`seats_with_plugins`; ``LOBA_ISOLATE``), else
+    here. ``doing``: what it is, for the sentence if the child dies."""
+    if isolate(seats):
+        yield from call(fn, *args, doing=doing, seats=seats)
+    else:
+        yield from fn(*args)
+
+
+def bench_lines(game: str, rules_id: str, seat_specs: tuple, games: int, seed: int):
+    """The game's benchmark report lines. A game's benchmark may play through its own batch
+    loop: an exception there is found out by playing the same games through
+    :func:`sim.runner.simulate` (a :class:`~sim.faults.PlayFault` naming the seat)."""
+    from .games import get_game
+    from .runner import resolve_rules, simulate
+
+    spec, rules = get_game(game), resolve_rules(rules_id)
+    seats = parse_seats(list(seat_specs), game=spec)
+    try:
+        yield from spec.bench(rules, seats, games, seed)
+    except PlayFault:
+        raise
+    except Exception:
+        simulate(rules, list(seat_specs), games=games, seed=seed, game=spec)
+        raise
+
+
+def replay_events(game: str, rules_id: str, seat_specs: tuple, seed: int, index: int):
+    """Yields the events of game ``index`` of the run, once. The game is played through the
+    kernel first, so a seat that raises is named (:class:`~sim.faults.PlayFault`) instead of
+    being answered with the fallback by the step-by-step replay, which cannot stop there."""
+    from .games import get_game
+    from .runner import resolve_rules, run_chunk
+
+    spec, rules = get_game(game), resolve_rules(rules_id)
+    seats = parse_seats(list(seat_specs), game=spec)
+    labels = [s.label for s in seats]
+    tables = spec.fn_tables(seats)
+    run_chunk(spec, rules.to_array(), len(seats), seed, index, 1, tables, 0, labels)
+    with raised_in_callbacks(seats, f"game {index}"):
+        events = spec.replay(rules, seats, seed, index)
+    yield events
+
+
+def position_events(game: str, path: str, seat_specs, seed: int, to_end: bool):
+    """Yields the events of the game played on from a position file, once
+    (:attr:`sim.game.Positions.replay`); a seat that raises stops it."""
+    from .games import get_game
+
+    spec = get_game(game)
+    seats = None if seat_specs is None else parse_seats(list(seat_specs), game=spec)
+    with raised_in_callbacks(seats or [], "the game played on from the position"):
+        events = spec.positions.replay(path, seat_specs, seed, to_end)
+    yield events
+
+
+@contextlib.contextmanager
+def raised_in_callbacks(seats, where: str):
+    """An exception a decision function raises inside a step-by-step replay cannot leave the
+    compiled code (Python reports it as "Exception ignored" and the function answers 0); it
+    is caught here instead and raised as a :class:`~sim.faults.PlayFault` once the step
+    returns."""
+    import sys
+
+    from .faults import error_words
+
+    seen: list[BaseException] = []
+    old = sys.unraisablehook
+    sys.unraisablehook = lambda u: seen.append(u.exc_value)
+    try:
+        yield seen
+    finally:
+        sys.unraisablehook = old
+    if seen:
+        plug = seats_with_plugins(seats) if seats else []
+        whose = f" ({_seat_words(plug)})" if plug else ""
+        raise PlayFault(
+            f"A seat's decision function{whose} raised {error_words(seen[0])} in {where}."
+        )

@@ -557,8 +557,10 @@ def _type_ok(arrow_type, declared: str) -> bool:
     ``bool``, ``cat``/``enum``: strings, dictionary-encoded or not)?"""
     if declared in ("cat", "enum"):
         t = arrow_type.value_type if pa_lib.types.is_dictionary(arrow_type) else arrow_type
-        return pa_lib.types.is_string(t) or pa_lib.types.is_large_string(t) or (
-            pa_lib.types.is_string_view(t)
+        return (
+            pa_lib.types.is_string(t)
+            or pa_lib.types.is_large_string(t)
+            or (pa_lib.types.is_string_view(t))
         )
     if declared == "bool":
         return pa_lib.types.is_boolean(arrow_type)
@@ -1130,9 +1132,10 @@ class RunDir:
             want = self.manifest["rules_id"]
             for rid in pc_lib.unique(t.column("rules_id")).to_pylist():
                 try:
-                    same = parse_rules_id(str(rid), self.spec.name).id == parse_rules_id(
-                        want, self.spec.name
-                    ).id
+                    same = (
+                        parse_rules_id(str(rid), self.spec.name).id
+                        == parse_rules_id(want, self.spec.name).id
+                    )
                 except (RuleError, ValueError):
                     same = False
                 if not same:

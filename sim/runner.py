@@ -36,6 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from .faults import PlayFault, RunFailure, diagnose
 from .game import GameSpec
 from .games import get_game
 from .house import is_house_file, load_house_rules
@@ -262,11 +263,15 @@ def first_chunk_bytes(spec, chunk: int, n_players: int, record_detail: bool) -> 
     return 64 * 1024 + per * chunk
 
 
-def run_chunk(spec: GameSpec, R, n_players, seed, start, count, tables, detail_rows: int):
+def run_chunk(
+    spec: GameSpec, R, n_players, seed, start, count, tables, detail_rows: int, labels=None
+):
     """Play games ``start .. start+count-1``; returns the record arrays, one per table.
 
     ``tables``: (fns, params) of :meth:`GameSpec.fn_tables`; ``detail_rows``: rows per game of
-    the detail table (0: not recorded).
+    the detail table (0: not recorded); ``labels``: the seats as written, for the sentence of
+    a :class:`~sim.faults.PlayFault` (an exception a seat's function raised, found out by
+    :func:`sim.faults.diagnose`).
     """
     fns, params = tables
     outs = spec.empty_outputs(count, detail_rows)
@@ -278,7 +283,18 @@ def run_chunk(spec: GameSpec, R, n_players, seed, start, count, tables, detail_r
         )
         spec.play_batch(R, n_players, seed, start + lo, hi - lo, fns, params, part)
 
-    in_slices(one_slice, count)
+    try:
+        in_slices(one_slice, count)
+    except Exception:
+
+        def play(first: int, k: int, f) -> None:
+            spec.play_batch(R, n_players, seed, first, k, f, params, spec.empty_outputs(k, 0))
+
+        names = list(labels) if labels is not None else [f"seat {q}" for q in range(n_players)]
+        fault = diagnose(spec, play, start, count, fns, names)
+        if fault is None:
+            raise
+        raise fault from None
     return outs
 
 
@@ -327,15 +343,44 @@ def simulate(
             " 'loba simulate --out DIR'."
         )
     parts = []
-    run_chunk(spec, R, n, seed, start, 1, tables, rr)  # load (or compile) before timing
-    t0 = time.perf_counter()
-    done = 0
-    while done < games:
-        k = min(chunk, games - done)
-        parts.append(run_chunk(spec, R, n, seed, start + done, k, tables, rr))
-        done += k
-        if progress is not None:
-            progress(done, games)
+    labels = [s.label for s in seat_list]
+    from .isolated import chunk_results, isolate, seats_with_plugins
+
+    if isolate(seats_with_plugins(seat_list)):  # plug-in code plays in a child process
+        job = ChunkJob(
+            rules.id,
+            tuple(portable_seat(s) for s in seat_list),
+            tuple(labels),
+            int(seed),
+            start,
+            games,
+            chunk,
+            bool(record_rounds),
+            encode=False,
+            arrays=True,
+        )
+        t0 = time.perf_counter()
+
+        def started() -> None:
+            nonlocal t0
+            t0 = time.perf_counter()
+
+        done = 0
+        for res in chunk_results(job, job.pieces(), threads, None, started):
+            parts.append(res.outs)
+            done += res.k.count
+            if progress is not None:
+                progress(done, games)
+    else:
+        run_chunk(spec, R, n, seed, start, 0, tables, rr)  # load (or compile) before timing
+        t0 = time.perf_counter()
+        done = 0
+        while done < games:
+            k = min(chunk, games - done)
+            parts.append(run_chunk(spec, R, n, seed, start + done, k, tables, rr, labels))
+            done += k
+            if progress is not None:
+                progress(done, games)
     elapsed = time.perf_counter() - t0
     outs = tuple(np.concatenate(a) for a in zip(*parts, strict=True))
     res = Results.from_arrays(
@@ -360,7 +405,7 @@ def cpu_count() -> int:
 
 
 # ---------------------------------------------------------------------------- streamed runs
-class ChunkError(RuntimeError):
+class ChunkError(RunFailure):
     """A chunk failed on its retry too; the run stopped. One sentence naming the chunk."""
 
 
@@ -405,6 +450,7 @@ class ChunkJob:
     fail: str = ""  # test hook, LOBA_FAIL_CHUNK of the starting process
     token: str = ""  # unique per run
     knob_columns: tuple[str, ...] = ()  # rule knobs every part carries as columns
+    arrays: bool = False  # True: return the record arrays themselves (sim.simulate)
 
     @property
     def n_chunks(self) -> int:
@@ -434,6 +480,7 @@ class ChunkResult:
     parts: dict | None  # table -> Parquet bytes
     agg: dict  # summary totals of the chunk
     seconds: float  # kernel time
+    outs: tuple | None = None  # the record arrays (ChunkJob.arrays)
 
 
 @functools.lru_cache(maxsize=8)
@@ -456,7 +503,7 @@ def warm(job: ChunkJob, threads: int | None = None) -> float:
     with _KERNEL_LOCK:
         if threads:
             set_threads(threads)
-        run_chunk(spec, R, len(seats), job.seed, job.first_game, 1, tables, rr)
+        run_chunk(spec, R, len(seats), job.seed, job.first_game, 0, tables, rr)
     return time.perf_counter() - t
 
 
@@ -491,8 +538,10 @@ def play_chunk(job: ChunkJob, k, threads: int | None = None) -> ChunkResult:
         if threads:
             set_threads(threads)
         t = time.perf_counter()
-        outs = run_chunk(spec, R, len(seats), job.seed, start, count, tables, rr)
+        outs = run_chunk(spec, R, len(seats), job.seed, start, count, tables, rr, job.seat_labels)
         t = time.perf_counter() - t
+    if job.arrays:
+        return ChunkResult(piece, None, {}, t, outs)
     res = Results.from_arrays(
         spec,
         rules,
@@ -507,6 +556,49 @@ def play_chunk(job: ChunkJob, k, threads: int | None = None) -> ChunkResult:
     )
     del outs
     return ChunkResult(piece, res.parts() if job.encode else None, res.aggregates(), t)
+
+
+def play_retried(job: ChunkJob, k) -> ChunkResult:
+    """:func:`play_chunk`, retried once: a transient failure (disk, memory) should not stop a
+    long run. A :class:`~sim.faults.PlayFault` is not retried (it happens again)."""
+    try:
+        return play_chunk(job, k)
+    except PlayFault:
+        raise
+    except Exception:
+        return play_chunk(job, k)
+
+
+def stopped_by(job: ChunkJob, k, exc: BaseException, run: RunDir | None) -> BaseException:
+    """What to raise when ``exc`` stopped piece ``k`` of a run (None: while loading the
+    kernel): a seat's fault with what is kept, a chunk that failed twice, or a loading error
+    as it is."""
+    if isinstance(exc, PlayFault):
+        return exc.kept(kept_words(run, "once the policy is fixed"))
+    if k is None:
+        return exc
+    return chunk_failed(job, k, exc, run)
+
+
+def kept_words(run: RunDir | None, until: str = "") -> str:
+    """ "; the run stopped; the N finished chunks are kept in 'P' and 'loba simulate --resume
+    P' finishes the run [until]" (the run's list written first), or "" without a run."""
+    if run is None:
+        return ""
+    try:
+        run.commit()
+    except OSError:
+        run.drop_pending()
+    p, then = run.path, f" {until}" if until else ""
+    if not run.done:
+        return (
+            f"; the run stopped before a chunk was finished and 'loba simulate --resume {p}'"
+            f" starts it again{then}"
+        )
+    return (
+        f"; the run stopped, the {len(run.done)} finished chunks ({run.games_done()} games)"
+        f" are kept in '{p}' and 'loba simulate --resume {p}' finishes the run{then}"
+    )
 
 
 def chunk_failed(job: ChunkJob, k, exc: BaseException, run: RunDir | None) -> ChunkError:
@@ -604,12 +696,9 @@ def run_local(job: ChunkJob, todo: list[int], sink: Sink, threads: int | None) -
     sink.start()
     for k in todo:
         try:
-            res = play_chunk(job, k)
-        except Exception:
-            try:  # retried once: a transient failure (disk, memory) should not stop a long run
-                res = play_chunk(job, k)
-            except Exception as e:
-                raise chunk_failed(job, k, e, sink.run) from e
+            res = play_retried(job, k)
+        except Exception as e:
+            raise stopped_by(job, k, e, sink.run) from None
         sink.put(res)
     return {"backend": "local", "threads": used}
 

@@ -162,7 +162,7 @@ def test_a_plugin_that_segfaults_is_named_and_the_run_resumes(tmp_path, capsys, 
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     done = bad[32]
     assert err.strip() == (
-        f"Error: The simulation process crashed (signal SIGSEGV) while playing chunk"
+        f"Error: The process playing the games crashed (signal SIGSEGV) while playing chunk"
         f" {done // 32} (games {done} to {done + 31}); a plug-in policy (seat 0: {PLUG}:crash)"
         f" may have read or written out of bounds; the {done // 32} finished chunks ({done}"
         f" games) are kept in '{d}' and 'loba simulate --resume {d}' finishes the run."

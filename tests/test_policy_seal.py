@@ -17,6 +17,7 @@ import polars as pl
 import pytest
 
 import sim
+from sim.faults import PlayFault
 from sim.loba.api import DECIDE_SIG
 from sim.loba.layout import HIST_CAP, HIST_TURNS, HT, MAX_CARDS, MAX_SEATS, G, H, S
 from sim.loba.play import Game
@@ -81,9 +82,10 @@ def test_reading_past_an_end_raises(name):
     """Every array is exactly as long as what it holds, and decision functions are compiled
     with bounds checks: reading the next seat's hand past one's own (``hand[56:109]``), stale
     option rows past ``n``, the pile, melds or history past their ends, or another stream
-    after one's own stops the run with IndexError."""
-    with pytest.raises(IndexError):
+    after one's own stops the run with IndexError, named as the seat's fault."""
+    with pytest.raises(PlayFault) as info:
         sim.simulate("pagat", f"{CHEATS}:{name}_policy,greedy,greedy", games=3, seed=1, threads=1)
+    assert info.value.seat == 0 and info.value.error.startswith("IndexError: index is out of")
 
 
 def test_the_view_is_exactly_what_it_holds_and_memory_persists():

@@ -123,14 +123,22 @@ def _load_module(ref: str):
         sys.modules[key] = mod
         try:
             spec.loader.exec_module(mod)
-        except Exception as e:  # a user's module: report, don't trace back
+        except (Exception, SystemExit) as e:  # a user's module: report, don't trace back
             del sys.modules[key]
-            raise SeatError(f"Policy module '{ref}' failed to load: {e}") from None
+            raise SeatError(f"Policy module '{ref}' failed to load: {_load_error(e)}") from None
         return mod
     try:
         return importlib.import_module(ref)
-    except Exception as e:
-        raise SeatError(f"Policy module '{ref}' cannot be imported: {e}") from None
+    except (Exception, SystemExit) as e:
+        raise SeatError(f"Policy module '{ref}' cannot be imported: {_load_error(e)}") from None
+
+
+def _load_error(e: BaseException) -> str:
+    """Why a plug-in module did not load, ending with a full stop."""
+    if isinstance(e, SystemExit):
+        return f"it called sys.exit({e.code!r}) while being imported."
+    text = str(e) or type(e).__name__
+    return text if text.endswith(".") else text + "."
 
 
 def _resolve(ref_parts: list[str], registry: dict, kind: type, what: str, game: str):

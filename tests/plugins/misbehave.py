@@ -1,6 +1,7 @@
 """Plug-ins that misbehave on purpose (tests/test_interrupt.py): greedy's decisions, except that
-when armed they hang (``hang``: a play decision loops forever) or crash the process (``crash``:
-a play decision writes far out of bounds, a segmentation fault) at a rare decision.
+when armed they hang (``hang``: a play decision loops forever), crash the process (``crash``:
+a play decision writes far out of bounds, a segmentation fault), raise (``fail``: ValueError)
+or read past an end (``peek``: the bounds check's IndexError) at a rare decision.
 
 Armed by the environment of the process that loads this file: ``LOBA_TEST_MISBEHAVE=1``. The
 switch is a parameter default (read when the seat is parsed, not frozen into compiled code), so
@@ -56,6 +57,20 @@ def crash_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 
 
 @decision
+def fail_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    if params[0] > 0 and rng[0] % np.uint64(params[1]) == 0:
+        raise ValueError("fail misbehaves on purpose")
+    return best_play(acts, n)
+
+
+@decision
+def peek_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    if params[0] > 0 and rng[0] % np.uint64(params[1]) == 0:
+        return best_play(acts, n + hand[99])  # past the end of the hand: IndexError
+    return best_play(acts, n)
+
+
+@decision
 def probe_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
     """Where ``hang``/``crash`` would misbehave, answer out of range instead (a bad answer,
     counted per seat): the first game with one is the game they misbehave in."""
@@ -88,4 +103,20 @@ probe = Policy(
     discard,
     params={"armed": 1.0, "every": 600.0},
     doc="greedy, but answers out of range where hang and crash misbehave",
+)
+fail = Policy(
+    "fail",
+    draw,
+    fail_play,
+    discard,
+    params={"armed": ARMED, "every": 600.0},
+    doc=DOC.format("raises ValueError"),
+)
+peek = Policy(
+    "peek",
+    draw,
+    peek_play,
+    discard,
+    params={"armed": ARMED, "every": 600.0},
+    doc=DOC.format("reads past the end of its hand (IndexError)"),
 )
