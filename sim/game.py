@@ -92,7 +92,8 @@ class GameSpec:
     # input, the run's seats of this game's own policies, to compile their functions as well
     precompile: str | None = None
     share: str | None = None  # "module:function" compiling here what that child needs last
-    builtin_column: bool = False  # the parameter matrix ends with each seat's Policy.builtin
+    # the parameter matrix ends with each seat's Policy.builtin and its GameSpec.plugged flag
+    builtin_column: bool = False
 
     def __repr__(self) -> str:
         return f"GameSpec({self.name!r})"
@@ -128,11 +129,10 @@ class GameSpec:
             compiled(f, self.signature)  # (the game's own policies compile here, first)
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))
         rows = [s.param_array() for s in pad]
-        if self.builtin_column:  # (the registry's own policies only: a plug-in is called)
-            own = [self.is_own(s) for s in pad]
+        if self.builtin_column:  # the engine's own copy of a policy, and plug-in code
             rows = [
-                np.append(r, s.policy.builtin if o else 0)
-                for r, s, o in zip(rows, pad, own, strict=True)
+                np.append(r, [s.policy.builtin if self.is_own(s) else 0, self.plugged(s)])
+                for r, s in zip(rows, pad, strict=True)
             ]
         return fns, np.ascontiguousarray(np.stack(rows))
 
@@ -144,6 +144,11 @@ class GameSpec:
     def is_own(self, seat) -> bool:
         """Whether the seat's policy is this game's own (not a plug-in)."""
         return self.policies.get(seat.policy.name) is seat.policy
+
+    def plugged(self, seat) -> bool:
+        """Whether the seat runs plug-in code (its policy or an add-on rule): the engine then
+        hands it copies in an arena of its own, where the game supports one."""
+        return not self.is_own(seat) or any(a.plugin for a in seat.addons)
 
     def compile_engine_aside(self, seats=()) -> None:
         """On a cold cache, start compiling the engine in a child process

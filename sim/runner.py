@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core.errors import NumbaError
 
 from .faults import PlayFault, RunFailure, diagnose
 from .game import GameSpec
@@ -285,7 +286,11 @@ def run_chunk(
 
     try:
         in_slices(one_slice, count)
+    except NumbaError:  # (compiling, not playing)
+        raise
     except Exception:
+        if count == 0:
+            raise
 
         def play(first: int, k: int, f) -> None:
             spec.play_batch(R, n_players, seed, first, k, f, params, spec.empty_outputs(k, 0))

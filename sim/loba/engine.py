@@ -23,6 +23,15 @@ from ..rng import below, shuffle
 from .cards import rank_of, suit_of
 from .greedy import discard_natural, greedy_choice
 from .layout import (
+    AR_ACTS,
+    AR_HAND,
+    AR_HIST,
+    AR_MELDS,
+    AR_MEM,
+    AR_PARAMS,
+    AR_PILE,
+    AR_PUB,
+    AR_RNG,
     BUILTIN,
     DEC,
     DRAW,
@@ -53,6 +62,7 @@ from .layout import (
     S,
     Scratch,
     State,
+    arena_bytes,
 )
 from .moves import (
     apply_play,
@@ -627,6 +637,10 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
         pub[PUB.NMELDS] = st.g[G.NMELDS]
         nm = st.g[G.NMELDS]
         return greedy_choice(decision, st.hands[seat, :N_IDS], st.melds[:nm], pub, acts[:n], n)
+    if plugged(params, seat):
+        return ask_arena(
+            fn_of[seat], st, R, seat, pub, params, acts, n, decision, may_stop, bufs.arena[seat]
+        )
     return ask_seat(fn_of[seat], st, R, seat, pub, params, acts, n, decision, may_stop)
 
 
@@ -634,6 +648,71 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
 def own_greedy(params, seat):
     """Does the engine answer ``seat`` with its own greedy (:data:`BUILTIN`)?"""
     return params.shape[1] > PARAMS_W and params[seat, PARAMS_W] == BUILTIN.GREEDY
+
+
+@kernel(inline="always")
+def plugged(params, seat):
+    """Does ``seat`` run plug-in code (its parameter row's flag after the builtin id)? Then it
+    is asked through its arena (:func:`ask_arena`)."""
+    return params.shape[1] > PARAMS_W + 1 and params[seat, PARAMS_W + 1] > 0
+
+
+@kernel
+def answer(st, seat, k, n, may_stop):
+    """A seat's answer ``k`` checked: an option, "stop" where stopping is one, or a bad answer
+    (counted) read as the fallback."""
+    if k >= 0 and k < n:
+        return k
+    if may_stop and k == -1:
+        return -1
+    st.s[seat, S.BAD_ANSWERS] += 1
+    return -1 if may_stop else 0
+
+
+@kernel
+def ask_arena(fn, st, R, seat, pub, params, acts, n, decision, may_stop, arena):
+    """:func:`ask_seat` for a plug-in seat: its view is copied into its own arena (a byte row
+    of the game's scratch, one per seat, :data:`~sim.loba.layout.ARENA_PAD` bytes of padding
+    at each end) and only its random stream and memory are copied back. A function compiled
+    without bounds checks that reads past an end then reads its own copies or zeros, never
+    another seat's hand, and one that writes before its stream changes nothing of the game.
+    (Raw pointers reach anything: untrusted code belongs in a process of its own.)"""
+    fill_pub(st, R, seat, pub, decision)
+    nm = st.g[G.NMELDS]
+    npile = st.g[G.PILE_N]
+    nh = min(st.g[G.HIST_N], HIST_CAP)
+    hand = arena[AR_HAND : AR_HAND + N_IDS].view(np.int8)
+    for i in range(N_IDS):
+        hand[i] = st.hands[seat, i]
+    melds = arena[AR_MELDS : AR_MELDS + nm * M.SIZE * 2].view(np.int16).reshape((nm, M.SIZE))
+    copy_rows2(st.melds, melds, nm)
+    pile = arena[AR_PILE : AR_PILE + npile * 2].view(np.int16)
+    for i in range(npile):
+        pile[i] = st.pile[i]
+    pv = arena[AR_PUB : AR_PUB + PUB.SIZE * 4].view(np.int32)
+    for i in range(PUB.SIZE):
+        pv[i] = pub[i]
+    w = min(params.shape[1], PARAMS_W)
+    pp = arena[AR_PARAMS : AR_PARAMS + w * 8].view(np.float64)
+    for i in range(w):
+        pp[i] = params[seat, i]
+    r = 2 + 2 * seat
+    rng = arena[AR_RNG : AR_RNG + 16].view(np.uint64)
+    rng[0] = st.rng[r]
+    rng[1] = st.rng[r + 1]
+    hist = arena[AR_HIST : AR_HIST + nh * H.SIZE * 2].view(np.int16).reshape((nh, H.SIZE))
+    copy_rows2(st.hist, hist, nh)
+    mem = arena[AR_MEM : AR_MEM + MEM_N * 8].view(np.float64)
+    for i in range(MEM_N):
+        mem[i] = st.mem[seat, i]
+    av = arena[AR_ACTS : AR_ACTS + n * A.SIZE * 2].view(np.int16).reshape((n, A.SIZE))
+    copy_rows2(acts, av, n)
+    k = fn(hand, melds, pile, pv, pp, rng, av, n, hist, mem)
+    st.rng[r] = rng[0]
+    st.rng[r + 1] = rng[1]
+    for i in range(MEM_N):
+        st.mem[seat, i] = mem[i]
+    return answer(st, seat, k, n, may_stop)
 
 
 @kernel
@@ -653,12 +732,7 @@ def ask_seat(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
         st.hist[: min(st.g[G.HIST_N], HIST_CAP)],
         st.mem[seat],
     )
-    if k >= 0 and k < n:
-        return k
-    if may_stop and k == -1:
-        return -1
-    st.s[seat, S.BAD_ANSWERS] += 1
-    return -1 if may_stop else 0
+    return answer(st, seat, k, n, may_stop)
 
 
 @kernel(inline="always")
@@ -923,6 +997,7 @@ def new_bufs(R):
         np.zeros(HAND_W, dtype=np.int8),
         np.full(width, -1, dtype=np.int64),
         np.zeros(states, dtype=np.int64),
+        np.zeros((MAX_SEATS, arena_bytes(k)), dtype=np.uint8),
     )
 
 

@@ -226,7 +226,7 @@ E = make_enum(
 # --- the seats' decision functions: one tuple (an entry per seat) per decision kind ---
 SeatFns = namedtuple("SeatFns", ["draw", "play", "discard", "rebuy"])
 
-# --- scratch arrays of one game (engine.new_scratch) and the event trace (engine.new_trace) ---
+# --- scratch arrays of one game (engine.new_bufs) and the event trace (engine.new_trace) ---
 Scratch = namedtuple(
     "Scratch",
     [
@@ -239,6 +239,7 @@ Scratch = namedtuple(
         "rest",
         "seen",
         "queue",
+        "arena",
     ],
 )
 Scratch.__doc__ = """Per-game scratch arrays: acts int16[k, A.SIZE] (the engine's options;
@@ -247,8 +248,32 @@ int32[PUB.SIZE] (the public view, rules filled in), hand int8[HAND_W] and melds
 int16[MAX_MELDS, M.SIZE] (trial copies), rstat int64[MAX_SEATS] (each seat's status in the
 round being settled, RS.*); for the take rule (sim.loba.takes): rest int8[HAND_W] (a trial
 hand), seen int64[2^k] (a set of escalera states, all -1 between searches) and queue
-int64[takes.search_bound].
+int64[takes.search_bound]; arena uint8[MAX_SEATS, arena_bytes(k)]: each plug-in seat's own copy
+of its view (engine.ask_arena; the offsets are AR_*).
 """
+
+
+def _r8(n: int) -> int:
+    return -(-n // 8) * 8
+
+
+# --- a plug-in seat's arena (engine.ask_arena): byte offsets of its view's copies in its row ---
+ARENA_PAD = 4096  # bytes of zeros before and after: a read or write that far past an end stays
+AR_HAND = ARENA_PAD  # in the seat's own row
+AR_MELDS = AR_HAND + _r8(N_IDS)
+AR_PILE = AR_MELDS + _r8(MAX_MELDS * M.SIZE * 2)
+AR_PUB = AR_PILE + _r8(MAX_CARDS * 2)
+AR_PARAMS = AR_PUB + _r8(PUB.SIZE * 4)
+AR_RNG = AR_PARAMS + PARAMS_W * 8
+AR_HIST = AR_RNG + 16
+AR_MEM = AR_HIST + _r8(HIST_CAP * H.SIZE * 2)
+AR_ACTS = AR_MEM + MEM_N * 8  # then the options, k rows, and ARENA_PAD
+
+
+def arena_bytes(k: int) -> int:
+    """Bytes of one seat's arena row, for at most ``k`` options."""
+    return _r8(AR_ACTS + k * A.SIZE * 2) + ARENA_PAD
+
 
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng", "hist", "mem"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).

@@ -3,6 +3,9 @@ tries one way around the seal of engine.decide (sim/loba/api.py). The ones that 
 read-only argument must not compile; the ones that read past an end must raise IndexError;
 the ones that write their own stream or memory must change nothing but themselves."""
 
+import numba
+import numpy as np
+
 from sim.loba.layout import JOKER, PUB
 from sim.loba.policies import best_discard, greedy_draw, out_or_largest
 from sim.policies.api import AddOnRule, Policy, decision
@@ -189,3 +192,43 @@ def check_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 
 
 checker = Policy("checker", check_draw, check_play, check_discard)
+
+
+# ---- routes around the bounds checks (a helper compiled without them): the arena's job.
+# Each plays exactly like ``plain`` (the same answers); only what it reads or writes out of
+# bounds differs, so its games equal plain's unless that reached the game.
+@numba.njit(boundscheck=False)
+def _get(a, i):
+    return a[i]
+
+
+@numba.njit(boundscheck=False)
+def _put(a, i, v):
+    a[i] = v
+
+
+@numba.njit(boundscheck=False)
+def _put_before(a, k, v):
+    a[np.uint64(0) - np.uint64(k)] = v  # (unsigned: no wrap-around to the end, as -k would)
+
+
+@decision
+def peek_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    for i in range(16):  # what lies just past its hand: in the game's state, the next hand
+        mem[i] = _get(hand, 56 + i)
+    return best_discard(hand, pub, acts, n)
+
+
+@decision
+def poke_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    k = best_discard(hand, pub, acts, n)  # (first: the pokes may land in its own copies)
+    _put_before(rng, 1, rng[0] ^ 0x5DEECE66D)  # before its stream: another's, or the deal's
+    _put_before(rng, 2, rng[1] + 1)
+    _put_before(mem, 1, 7.0)  # the previous seat's memory
+    _put(mem, 16, 7.0)  # the next seat's memory
+    return k
+
+
+plain = Policy("plain", greedy_draw, play, discard)
+peek_policy = Policy("peek", greedy_draw, play, peek_discard)
+poke_policy = Policy("poke", greedy_draw, play, poke_discard)
