@@ -2,7 +2,8 @@
 once), functions given signatures compile once, for those alone, wherever they are first
 needed, and the engine's three pieces (the turn loop in the child; the step and ``drive`` in
 the parent) are typed exactly as every command calls them (else a command compiles them
-again). docs/performance.md, "Compile time, ninth session" and "tenth session"."""
+again); and what a cold run says while it compiles, piece by piece (:mod:`sim.compiling`).
+Measured: docs/performance.md, compile time."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ loops of a batch, of a game handle and of the rebuy experiment live here, in one
 in a chain of small ones (measured: docs/performance.md "Compile time"). The two large pieces
 below it, the turn loop and the step, it calls through their addresses (an :class:`Engine`
 of first-class functions), so that the three compile apart: in two processes on a cold cache,
-and neither again inside its caller (docs/performance.md "Compile time, tenth session").
+and neither again inside its caller (measured: docs/performance.md, compile time).
 
 Operations (``op``), with what they read of the scalar arguments ``a``, ``b``, ``c``, ``u``:
 
@@ -201,7 +201,7 @@ Engine.__doc__ = """:func:`~.engine.play_turns` and :func:`~.engine.step` handed
 :func:`drive` as first-class functions (typed by their signatures, :func:`engine_sigs`), so
 that ``drive`` calls them at their addresses instead of linking them: the three compile
 apart (a cold cache splits them between two processes) and neither is optimised and compiled
-again inside its caller (docs/performance.md, "Compile time, tenth session")."""
+again inside its caller (measured: docs/performance.md, compile time)."""
 
 
 @functools.cache
