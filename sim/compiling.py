@@ -207,7 +207,9 @@ class Progress:
         )
         with _lock:
             _set_active(self)
-        jit.watch(self._event)
+        with jit._watch_lock:  # (what began before too: the child may have started already)
+            self.running.update(jit.RUNNING)
+            jit._watchers.append(self._event)
         self._thread = threading.Thread(target=self._tick, daemon=True)
         self._thread.start()
         return self
@@ -265,10 +267,13 @@ class Progress:
         return names
 
     def _status(self, now: float) -> str:
-        pieces = self.pieces if self.has_plan else self._guess
-        left = sum(p.key not in self.done for p in pieces)
+        """Pieces left (once the run's plan is known: before, or when the work is done in
+        another process, there is nothing to count), those compiling, the time."""
+        parts = []
+        if self.has_plan:
+            left = sum(p.key not in self.done for p in self.pieces)
+            parts.append(f"{left} of {len(self.pieces)} pieces left")
         now_ = self._names(self.running)
-        parts = [f"{left} of {len(pieces)} pieces left"]
         if now_:
             shown = ", ".join(now_[:3]) + (", ..." if len(now_) > 3 else "")
             parts.append(f"compiling {shown}")

@@ -119,6 +119,7 @@ class Compiled(NamedTuple):
 
 
 COMPILES: list[Compiled] = []  # in the order they finished
+RUNNING: dict[str, tuple[float, str]] = {}  # key -> (perf_counter when it began, where)
 _watchers: list = []  # callables (event, key, how, seconds, where); event "start" or "done"
 _watch_lock = threading.Lock()
 _watch_tls = threading.local()
@@ -147,8 +148,12 @@ def unwatch(fn) -> None:
 
 def _note(event: str, key: str, how: str | None, seconds: float, where: str) -> None:
     with _watch_lock:
-        if event == "done" and how:
-            COMPILES.append(Compiled(key, how, seconds, where))
+        if event == "start":
+            RUNNING.setdefault(key, (time.perf_counter(), where))
+        else:
+            RUNNING.pop(key, None)
+            if how:
+                COMPILES.append(Compiled(key, how, seconds, where))
         listeners = list(_watchers)
     for fn in listeners:
         with contextlib.suppress(Exception):  # (a display that fails never stops a compile)
@@ -635,3 +640,6 @@ def wait_aside(key: str) -> None:
     reader = _readers.pop(key, None)
     if reader is not None:
         reader.join(5)  # (its last notes: the child has ended, its output is closed)
+    with _watch_lock:  # (a child stopped mid-compile: nothing of it runs any more)
+        for k in [k for k, (_, where) in RUNNING.items() if where == "aside"]:
+            del RUNNING[k]

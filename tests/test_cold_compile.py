@@ -300,3 +300,38 @@ def test_progress_counts_the_pieces_down_and_scales_its_estimate(monkeypatch, tt
         ]
     finally:
         p.close()
+
+
+def test_the_child_reports_its_compiles_to_the_parent(tmp_path):
+    """The child of ``compile_aside`` writes a note per top-level compile on its output (its
+    environment says so); the parent reads them as the child's (``where="aside"``)."""
+    (tmp_path / "aside_twice.py").write_text(
+        "from sim.jit import jit\n"
+        "@jit\n"
+        "def twice(x):\n"
+        "    return 2 * x\n"
+        "twice(3)\n"
+        "print('other output is ignored')\n"
+    )
+    env = dict(os.environ, LOBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    env[jit._REPORT_ENV] = "1"
+    env.pop("NUMBA_DISABLE_JIT", None)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import aside_twice"], env=env, stdout=subprocess.PIPE, cwd=tmp_path
+    )
+    seen = []
+
+    def note(*args):
+        seen.append(args)
+
+    jit.watch(note)
+    try:
+        jit._read_child(child.stdout)  # (until the child's output ends)
+    finally:
+        jit.unwatch(note)
+    assert child.wait(120) == 0
+    key = "aside_twice.twice"
+    assert seen[0] == ("start", key, None, 0.0, "aside")
+    assert seen[1][:3] == ("done", key, "compiled") and seen[1][4] == "aside" and len(seen) == 2
+    assert jit.Compiled(key, "compiled", seen[1][3], "aside") in jit.COMPILES
+    assert key not in jit.RUNNING
