@@ -45,10 +45,10 @@ class Piece:
 
 SEAT = Piece("seat function", "", 1.0, 1.0)  # a game that names no cost of its own
 
-# The machine the games' tables were measured on: 2 cores, load average about 0.7 (other
-# work running beside it). :func:`slowdown` scales from there.
+# The machine the games' tables stand for: 2 cores, nothing else running (the quickest of
+# several runs on the development machine). :func:`slowdown` scales from there.
 REFERENCE_CORES = 2
-REFERENCE_LOAD = 0.7
+REFERENCE_LOAD = 0.0
 
 PLANS: dict[str, list[Piece]] = {}  # game -> the pieces of its last planned run
 _lock = threading.Lock()

@@ -251,7 +251,7 @@ def test_progress_counts_the_pieces_down_and_scales_its_estimate(monkeypatch, tt
         head = out.getvalue()
         assert head == (
             "compiling the game kernel (first run only; about 20 s on this machine: 2 cores,"
-            " load 0.7)...\n"
+            " load 0.0)...\n"
         )
         assert p.load_factor == 1.0 and p.shared
         compiling.plan(_Spec, seats=())  # (fn_tables does this)

@@ -266,17 +266,19 @@ def _params() -> np.ndarray:
     return np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
 
 
-# The pieces a cold run compiles (sim.compiling), with their typical seconds: measured on the
-# development machine (2 cores, load average about 0.7, Numba 0.68, `loba simulate --games 10`
-# on an empty LOBA_CACHE_DIR, each top-level compile timed): `alone` with LOBA_COMPILE_ASIDE=0
-# (the seats' functions first: the first pays for helpers the engine shares, 9.3 s for
-# greedy's four), `shared` with the child compiling the turn loop beside this process (each
-# process then compiles the helpers it needs itself; about 34 s from start to end).
+# The pieces a cold run compiles (sim.compiling), with their typical seconds on a quiet 2-core
+# machine: the quickest of several cold runs of `loba simulate --games 10` on an empty
+# LOBA_CACHE_DIR on the development machine (2 cores, Numba 0.68; other work slowed the rest
+# by up to 2.5x), each top-level compile timed. `shared`: the child compiles the turn loop
+# beside this process (the default on 2 cores or more; each process compiles the helpers it
+# needs itself; about 21 s from start to end); `alone`: LOBA_COMPILE_ASIDE=0, the seats'
+# functions first (the first pays for helpers the engine shares: 9.3 s for greedy's four;
+# about 40 s in all).
 COMPILE_PIECES = (
-    Piece("turn loop", function_key(play_turns), alone=19.0, shared=30.2, aside=True),
-    Piece("step", function_key(step), alone=5.2, shared=19.8),
-    Piece("drive", function_key(drive), alone=4.6, shared=8.4),
-    Piece("seat function", "", alone=2.3, shared=0.4),  # each
+    Piece("turn loop", function_key(play_turns), alone=19.0, shared=19.4, aside=True),
+    Piece("step", function_key(step), alone=5.2, shared=12.0),
+    Piece("drive", function_key(drive), alone=4.6, shared=4.1),
+    Piece("seat function", "", alone=2.3, shared=0.75),  # each
 )
 
 
