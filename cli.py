@@ -267,6 +267,7 @@ class _Verbose:
         ctx = click.get_current_context(silent=True)
         self.on = bool(ctx is not None and ctx.meta.get(VERBOSE))
         self.t = time.perf_counter()
+        self.notes = _compile_notes()  # compiles noted before this command: not its own
 
     def __call__(self, text: str) -> None:
         if self.on:
@@ -289,6 +290,23 @@ class _Verbose:
         labels = [s if isinstance(s, str) else s.label for s in seats]
         self(f"seats {','.join(labels)}; seed {seed}")
         self(f"kernel cache: {_cache_text(rules.game)}")
+
+    def kernel(self, game) -> None:
+        """One line per piece of ``game``'s kernel: compiled (where, seconds) or loaded from
+        the on-disk cache (seconds), by this command (:func:`sim.compiling.report`)."""
+        if not self.on:
+            return
+        from sim.compiling import report
+
+        for line in report(game, since=self.notes):
+            self(f"kernel: {line}")
+
+
+def _compile_notes() -> int:
+    """How many compiles this process has noted so far (:data:`sim.jit.COMPILES`), without
+    importing the compiler for a command that never needs it."""
+    jit = sys.modules.get("sim.jit")
+    return len(jit.COMPILES) if jit is not None else 0
 
 
 def _cache_text(game) -> str:
@@ -319,25 +337,21 @@ def cli():
     Moon. The rules the tool implements: docs/rules.md."""
 
 
-COMPILE_NOTICE = "compiling the game kernel (first run only, about 20 s)..."
-COMPILE_NOTICE_NO_CACHE = "compiling the game kernel (about 30 s; the kernel cache is off)..."
+def _announce_compile(game: str | None = None, quiet: bool = False):
+    """On a cold cache (checked cheaply, nothing compiled), show the kernel's compile on stderr
+    as it goes (:class:`sim.compiling.Progress`): a first line with the estimate for this
+    machine before anything compiles, then the pieces as they finish; a first run is otherwise
+    half a minute of silence. Closed when the command ends. Returns it, or None."""
+    from sim import compiling, jit
 
-
-def _compile_notice(cached: bool, cache_on: bool = True, quiet: bool = False) -> str | None:
-    """Say on stderr, in one plain line, that the kernel is about to compile (before it does):
-    a first run is otherwise 20 s of silence. Returns the line printed, if any."""
-    if cached or quiet:
+    spec = get_game(game)
+    if quiet or jit.kernel_cached(spec.play_batch):
         return None
-    text = COMPILE_NOTICE if cache_on else COMPILE_NOTICE_NO_CACHE
-    click.echo(text, err=True)
-    return text
-
-
-def _announce_compile(game: str | None = None, quiet: bool = False) -> None:
-    """:func:`_compile_notice` for the kernel of ``game`` (checked cheaply, nothing compiled)."""
-    from sim import jit
-
-    _compile_notice(jit.kernel_cached(get_game(game).play_batch), jit.CACHE, quiet)
+    progress = compiling.start(spec, cache_on=jit.CACHE)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(progress.close)
+    return progress
 
 
 def _count(n: int, what: str) -> str:
@@ -365,6 +379,7 @@ class ProgressBar:
         if not self.on or total < self.min_total:
             return
         if self.bar is None:
+            _end_compile_progress()  # (its line on the terminal ends first)
             self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
             self.bar.__enter__()
         self.bar.update(done - self.bar.pos)
@@ -373,8 +388,16 @@ class ProgressBar:
         return self
 
     def __exit__(self, *exc):
+        _end_compile_progress()
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
+
+
+def _end_compile_progress() -> None:
+    """Close the compile progress on the terminal, if one is shown (:func:`_announce_compile`)."""
+    compiling = sys.modules.get("sim.compiling")
+    if compiling is not None:
+        compiling.stop()
 
 
 def _given(ctx, name: str) -> bool:
@@ -848,8 +871,9 @@ def simulate_cmd(
         click.echo(f"Warning: {text}; its games were played again.", err=True)
     if log.on:
         ph = rep.phases
+        log.kernel(run_game)
         log(
-            f"loaded the kernel in {ph.get('load', 0):.2f} s; played"
+            f"kernel ready in {ph.get('load', 0):.2f} s; played"
             f"{' and wrote' if target else ''} {rep.games:,} games in {ph.get('play', 0):.2f} s;"
             f" summarised in {ph.get('finish', 0):.2f} s ({log.lap():.2f} s in all)"
         )
@@ -948,6 +972,7 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
         bench_lines, spec, seat_list, rules.id, games, 12345, doing="while benchmarking"
     )
     log(f"benchmarked {games:,} games in {log.lap():.2f} s")
+    log.kernel(spec.name)
     if fmt == "json":
         report = {
             "game": spec.name,
@@ -1065,6 +1090,7 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
         replay_events, spec, seat_list, rules.id, seed, index, doing=f"while replaying game {index}"
     )[0]
     log(f"replayed game {index} ({len(events):,} events) in {log.lap():.2f} s")
+    log.kernel(spec.name)
     if only_round is not None and not any(e.get("round") == only_round for e in events):
         raise ValueError(f"Game {index} has no round {only_round}.")
     if fmt == "jsonl":

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import polars as pl
+
 from . import metrics as M
 from . import moon as MN
 from .errors import AnalysisError
+from .estimate import Figure, estimates, per_game_columns, scaled
 from .stats import LEVEL
 
 
@@ -37,7 +40,8 @@ class GameAnalysis:
     None); ``sweep_columns``: summary column -> key metric; ``sweep_panels``: the four panels
     of the sweep's figure; ``sweep_shown``: the summary columns ``loba sweep`` prints;
     ``stated``: the differences from a baseline worded as sentences (and tested together in
-    the report); ``rebuys``: a sweep also values rebuying (paired always/never runs)."""
+    the report); ``rebuys``: a sweep also values rebuying (paired always/never runs);
+    ``summary_figures``: the figures of the game's run summary (:func:`run_summary`)."""
 
     key_metrics: Callable
     per_game: Callable
@@ -46,6 +50,7 @@ class GameAnalysis:
     sweep_shown: tuple[str, ...]
     stated: tuple[str, ...]
     rebuys: bool = False
+    summary_figures: Callable | None = None  # (games, seats) -> see run_summary
 
     @property
     def sweep_units(self) -> dict[str, str]:
@@ -101,6 +106,7 @@ GAMES: dict[str, GameAnalysis] = {
             M.M_BONUS,
         ),
         rebuys=True,
+        summary_figures=M.summary_figures,
     ),
     "moon": GameAnalysis(
         key_metrics=MN.moon_metrics,
@@ -130,6 +136,7 @@ GAMES: dict[str, GameAnalysis] = {
             MN.M_WIDOW_KEPT,
             MN.M_FIRST_BIDDER,
         ),
+        summary_figures=MN.summary_figures,
     ),
 }
 
@@ -145,3 +152,31 @@ def analysis_of(game: str) -> GameAnalysis:
             " gives the figures every game has)."
         )
     return GAMES[game]
+
+
+def run_summary(game: str, games, seats, level: float = LEVEL) -> dict:
+    """The intervals of a run's summary (:meth:`sim.results.Results.summary`), from the
+    game's per-game figure definitions (``summary_figures``; :mod:`analysis.estimate`, the
+    same model as ``loba summarize``): ``{summary key: estimate}`` (the keys of
+    :func:`analysis.estimate.estimate` and ``metric``, the figure's name; a total over the
+    run is its figure per game times the games) and ``"seats"``: each seat's win share's.
+    A game the analysis does not know yet gets its unfinished games and win shares."""
+    ga = GAMES.get(game)
+    if ga is not None and ga.summary_figures is not None:
+        frame, table, seat_figs = ga.summary_figures(games, seats)
+    else:
+        frame = M.with_seed(M._prep(games))
+        n = int(M.collect(frame.select(pl.col("n_players").max())).item() or 0)
+        one = pl.lit(1.0)
+        unfinished = Figure(M.M_UNFINISHED, "share", pl.col("winner").is_null(), one, "share", True)
+        table, seat_figs = {"unfinished": (unfinished, True)}, M.seat_share_figures(n)
+    figs = [f for f, _ in table.values()] + seat_figs
+    lf = frame.select("variant", "run", "seed", "game", *per_game_columns(figs))
+    est = {r["metric"]: r for r in estimates(lf, figs, ("variant",), level).iter_rows(named=True)}
+    out = {}
+    for key, (f, total) in table.items():
+        e = est.get(f.name)
+        if e is not None:
+            out[key] = scaled(e, e["n"]) if total else e
+    out["seats"] = [est.get(f.name) for f in seat_figs]
+    return out

@@ -399,6 +399,16 @@ def wide(per_game, by, figures, names: dict, level: float = LEVEL) -> pl.DataFra
     return out
 
 
+def scaled(e: dict, k: float) -> dict:
+    """The estimate ``e`` (:func:`estimate`) of ``k`` times its figure (``k > 0``): a run's
+    total over ``k`` games from its mean per game. The same interval, in the total's units."""
+    out = dict(e)
+    for key in ("value", "ci_low", "ci_high", "se"):
+        if out.get(key) is not None:
+            out[key] = out[key] * k
+    return out
+
+
 def game_share(k: int, n: int, level: float = LEVEL) -> tuple[float | None, float | None]:
     """(low, high) of the share of ``n`` games in which something happened ``k`` times (each
     game once or not at all: a per-game 0/1 figure, whose sums follow from the two counts)."""

@@ -812,11 +812,7 @@ def game_metrics(games, seats, spec, level: float = LEVEL) -> pl.DataFrame:
     one = pl.lit(1.0)
     fin = pl.col("winner").is_not_null()
     figs = [Figure(M_UNFINISHED, "share", ~fin, one, "share", True)]
-    figs += [
-        Figure(f"win share, seat {q}", "share", (pl.col("winner") == q).fill_null(False), fin,
-               "share", True, 1 / n_seats)
-        for q in range(n_seats)
-    ]  # fmt: skip
+    figs += seat_share_figures(n_seats)
     figs += [Figure(f"{c} per game", c, pl.col(c), one) for c in counts.get("games", [])]
     figs += [
         Figure(f"{c} per seat and game", c, pl.col(f"_s|{c}"), pl.col("_seats"))
@@ -834,3 +830,39 @@ def game_metrics(games, seats, spec, level: float = LEVEL) -> pl.DataFrame:
         if sum(c) and n_seats > 1:
             tests.append(test_row(v, M_SEAT_P, chisquare_equal(c)[1], sum(c)))
     return long_table(lf, figs, tests, _variants(g), level)
+
+
+M_SEAT_SHARE = "win share, seat {seat}"
+M_VOID_ROUNDS = "void rounds per game"
+
+
+def seat_share_figures(n_seats: int) -> list[Figure]:
+    """Each seat's share of the finished games' wins (``win share, seat Q``), against its
+    fair share ``1 / n_seats``: a figure of every game (:func:`game_metrics`)."""
+    fin = pl.col("winner").is_not_null()
+    return [
+        Figure(M_SEAT_SHARE.format(seat=q), "share", (pl.col("winner") == q).fill_null(False),
+               fin, "share", True, 1 / n_seats)
+        for q in range(n_seats)
+    ]  # fmt: skip
+
+
+def summary_figures(games, seats):
+    """Loba's run summary (:mod:`sim.loba.summary`: what ``loba simulate`` prints,
+    :meth:`sim.results.Results.summary`) as figures over :func:`_game_frame`:
+    ``(per-game frame, {summary key: (Figure, total)}, seat figures)``. Each is the figure of
+    :func:`figures` of the same quantity; the run's void rounds, a total, are ``void rounds
+    per game`` times the games (``total``). The seats' win shares: :func:`seat_share_figures`."""
+    figs = {f.name: f for f in figures()}
+    void = Figure(M_VOID_ROUNDS, "rounds", pl.col("void_rounds"), pl.lit(1.0), "mean", True)
+    table = {
+        "unfinished": (figs[M_UNFINISHED], True),
+        "mean_rounds": (figs[M_ROUNDS], False),
+        "mean_turns": (figs[M_TURNS], False),
+        "rebuys_per_game": (figs[M_REBUYS], False),
+        "one_turn_bonus_rate": (figs[M_BONUS], False),
+        "void_rounds": (void, True),
+        "mean_pot": (figs[M_POT], False),
+    }
+    n = int(collect(_prep(games).select(pl.col("n_players").max())).item() or 0)
+    return _game_frame(games, seats), table, seat_share_figures(n)

@@ -520,3 +520,40 @@ def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame
     df = long_table(lf, figs, tests, variants, level)
     # a bid level, a widow choice or a moon no game had: no units, no row
     return df.filter((pl.col("kind") == "test") | (pl.col("units") > 0))
+
+
+M_REDEALS_PER_GAME = "hands redealt per game"
+M_SET = "contracts set (share of contracts)"
+M_MOON_BIDS_PER_GAME = "moon bids per game"
+M_MOONS_MADE_PER_GAME = "moons made per game"
+M_DECISIONS = "decisions per game"
+
+
+def summary_figures(games, seats):
+    """Moon's run summary (``sim.moon.spec``'s figures: what ``loba simulate --game moon``
+    prints, :meth:`sim.results.Results.summary`) as figures over :func:`_game_counts`:
+    ``(per-game frame, {summary key: (Figure, total)}, seat figures)``. Hands per game and the
+    unfinished share are those of :func:`figures`; the others are per game or per contract as
+    the summary states them (contracts set: the contracts not made, over the contracts), and
+    the run's moons made, a total, is ``moons made per game`` times the games (``total``).
+    The seats' win shares are :func:`figures`' ``win share, seat Q``."""
+    figs = {f.name: f for f in figures()}
+    one = pl.lit(1.0)
+    contracts = pl.col("_contracts")
+    per_game = {
+        "redeals_per_game": Figure(M_REDEALS_PER_GAME, "hands", pl.col("redeals"), one, "mean",
+                                   True),
+        "set_rate": Figure(M_SET, "share", contracts - pl.col("_made"), contracts, "share", True),
+        "moons_per_game": Figure(M_MOON_BIDS_PER_GAME, "moons", pl.col("moons_tried"), one,
+                                 "mean", True),
+        "moons_made": Figure(M_MOONS_MADE_PER_GAME, "moons", pl.col("moons_made"), one, "mean",
+                             True),
+        "decisions_per_game": Figure(M_DECISIONS, "decisions", pl.col("decisions"), one),
+    }  # fmt: skip
+    table = {
+        "unfinished": (figs[M_UNFINISHED], True),
+        "mean_hands": (figs[M_HANDS], False),
+        **{k: (f, k == "moons_made") for k, f in per_game.items()},
+    }
+    seat_figs = [figs[M_SEAT_SHARE.format(seat=q)] for q in range(3)]
+    return _game_counts(games, seats).lazy(), table, seat_figs

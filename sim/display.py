@@ -18,6 +18,8 @@ SUMMARY_SCHEMA = {
     "ci_low": pl.Float64,
     "ci_high": pl.Float64,
     "unit": pl.String,
+    "metric": pl.String,
+    "method": pl.String,
 }
 
 UNITS = {  # of the figures every game's summary has; the game's own come from its spec
@@ -27,37 +29,57 @@ UNITS = {  # of the figures every game's summary has; the game's own come from i
     "games_per_second": "games/s",
 }
 
+NOT_ESTIMATED = {  # figures without an interval, and why (the ``method`` column)
+    "games": "no interval: the games played, not an estimate",
+    "elapsed_seconds": "no interval: this run's timing, not an estimate from its games",
+    "games_per_second": "no interval: this run's timing, not an estimate from its games",
+}
 
-def summary_frame(summary: dict, units: dict | None = None) -> pl.DataFrame:
+
+def summary_frame(
+    summary: dict, units: dict | None = None, intervals: dict | None = None
+) -> pl.DataFrame:
     """A run's summary dict (:meth:`sim.results.Results.summary_dict`) as one row per figure:
-    ``figure, seat, policy, value, ci_low, ci_high, unit`` — the run's figures first (games,
-    time, the game's own headline figures), then each seat's win share with its 95% Wilson
-    interval (``figure == "win share"``). ``units``: the game's figures' units."""
+    ``figure, seat, policy, value, ci_low, ci_high, unit, metric, method`` — the run's figures
+    first (games, time, the game's own headline figures), then each seat's win share
+    (``figure == "win share"``). ``units``: the game's figures' units. ``intervals``: each
+    figure's estimate (:func:`analysis.bygame.run_summary`: its interval, ``metric`` and
+    ``method``; ``"seats"``: the win shares'); without them, the win shares' 95% Wilson
+    intervals of the dict and none for the other figures. A figure that is not an estimate
+    (:data:`NOT_ESTIMATED`) says so in ``method``."""
     rows = []
+    intervals = intervals or {}
     for k, v in summary.items():
         if k == "seats" or isinstance(v, dict | list):
             continue
+        e = intervals.get(k) or {}
         rows.append(
             {
                 "figure": k,
                 "seat": None,
                 "policy": None,
                 "value": float(v),
-                "ci_low": None,
-                "ci_high": None,
+                "ci_low": e.get("ci_low"),
+                "ci_high": e.get("ci_high"),
                 "unit": {**UNITS, **(units or {})}.get(k, ""),
+                "metric": e.get("metric"),
+                "method": e.get("method") or NOT_ESTIMATED.get(k),
             }
         )
+    by_seat = intervals.get("seats")
     for s in summary.get("seats", []):
+        e = by_seat[s["seat"]] if by_seat is not None else None
         rows.append(
             {
                 "figure": "win share",
                 "seat": s["seat"],
                 "policy": s["policy"],
                 "value": s["share"],
-                "ci_low": s["ci_low"],
-                "ci_high": s["ci_high"],
+                "ci_low": s["ci_low"] if e is None else e["ci_low"],
+                "ci_high": s["ci_high"] if e is None else e["ci_high"],
                 "unit": "share",
+                "metric": None if e is None else e["metric"],
+                "method": "Wilson" if e is None else e["method"],
             }
         )
     return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)

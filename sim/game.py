@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .compiling import plan
 from .jit import compile_aside, compile_share, kernel_cached, tell_aside
 from .rules import RulesSpec
 from .schema import Table
@@ -92,6 +93,8 @@ class GameSpec:
     # input, the run's seats of this game's own policies, to compile their functions as well
     precompile: str | None = None
     share: str | None = None  # "module:function" compiling here what that child needs last
+    # the pieces of the kernel a cold run compiles, with their typical cost (sim.compiling)
+    compile_pieces: tuple = ()
     # the parameter matrix ends with each seat's Policy.builtin and its GameSpec.plugged flag
     builtin_column: bool = False
 
@@ -119,6 +122,7 @@ class GameSpec:
     def fn_tables(self, seats) -> tuple[tuple, np.ndarray]:
         """The kernel's per-kind function tuples and the parameter matrix, padded to
         ``max_seats`` with copies of seat 0 (never called)."""
+        plan(self, seats)  # (what compiles now, for the progress a cold run shows)
         self.compile_engine_aside(seats)
         compile_share(self.name, self.share)  # (cold cache only: while the child compiles)
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))

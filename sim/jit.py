@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import hashlib
 import inspect
 import os
 import threading
+import time
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numba
 from numba.core import sigutils, types
@@ -98,6 +101,118 @@ if CACHE:
 DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 
+# ---------------------------------------------------------------- what compiles, as it happens
+# Every compile of a project function, at the top (a function typed inside another one's compile
+# is part of that one), is timed and noted: compiled, or loaded from the on-disk cache. The CLI
+# shows a cold first run's progress from these notes (sim.compiling) and -v lists them. The
+# child process of compile_aside writes its notes on its standard output, one tab-separated
+# line each (_REPORT_TAG), and the parent reads them (where="aside").
+
+
+class Compiled(NamedTuple):
+    """One top-level compile in this process, or in the child of :func:`compile_aside`."""
+
+    key: str  # the function, "module.qualname" (:func:`function_key`)
+    how: str  # "compiled", or "loaded" from the on-disk cache
+    seconds: float
+    where: str  # "here" (this process) or "aside" (the child of compile_aside)
+
+
+COMPILES: list[Compiled] = []  # in the order they finished
+RUNNING: dict[str, tuple[float, str]] = {}  # key -> (perf_counter when it began, where)
+_watchers: list = []  # callables (event, key, how, seconds, where); event "start" or "done"
+_watch_lock = threading.Lock()
+_watch_tls = threading.local()
+_REPORT_ENV = "_LOBA_ASIDE_REPORT"  # set in the child's environment: it writes its notes out
+_REPORT_TAG = "loba-compile"
+
+
+def function_key(fn) -> str:
+    """``module.qualname`` of a function or a dispatcher: how compile notes name it."""
+    py = getattr(fn, "py_func", fn)
+    return f"{py.__module__}.{py.__qualname__}"
+
+
+def watch(fn) -> None:
+    """Call ``fn(event, key, how, seconds, where)`` on every compile note from now on: event
+    ``"start"`` (how None) when a top-level compile begins, ``"done"`` when it ends (how
+    ``"compiled"``, ``"loaded"`` or None when it had nothing to do or failed)."""
+    with _watch_lock:
+        _watchers.append(fn)
+
+
+def unwatch(fn) -> None:
+    with _watch_lock, contextlib.suppress(ValueError):
+        _watchers.remove(fn)
+
+
+def _note(event: str, key: str, how: str | None, seconds: float, where: str) -> None:
+    with _watch_lock:
+        if event == "start":
+            RUNNING.setdefault(key, (time.perf_counter(), where))
+        else:
+            RUNNING.pop(key, None)
+            if how:
+                COMPILES.append(Compiled(key, how, seconds, where))
+        listeners = list(_watchers)
+    for fn in listeners:
+        with contextlib.suppress(Exception):  # (a display that fails never stops a compile)
+            fn(event, key, how, seconds, where)
+
+
+def _watched(method):
+    """Time a dispatcher's compile at the top (not inside another one's) and note it."""
+
+    @functools.wraps(method)
+    def watched(self, *args):
+        depth = getattr(_watch_tls, "depth", 0)
+        _watch_tls.depth = depth + 1
+        try:
+            if depth:
+                return method(self, *args)
+            key = function_key(self)
+            hits = sum(getattr(self, "_cache_hits", {}).values())
+            made = len(self.overloads)
+            _note("start", key, None, 0.0, "here")
+            t = time.perf_counter()
+            how = None
+            try:
+                out = method(self, *args)
+                if len(self.overloads) > made:  # (Numba counts a load from disk as a hit)
+                    loaded = sum(getattr(self, "_cache_hits", {}).values()) > hits
+                    how = "loaded" if loaded else "compiled"
+                return out
+            finally:
+                _note("done", key, how, time.perf_counter() - t, "here")
+        finally:
+            _watch_tls.depth = depth
+
+    return watched
+
+
+def _report_out(event, key, how, seconds, where) -> None:
+    """In the child of :func:`compile_aside`: each note as a line on its standard output."""
+    import sys
+
+    sys.stdout.write(f"{_REPORT_TAG}\t{event}\t{key}\t{how or ''}\t{seconds:.3f}\n")
+    sys.stdout.flush()
+
+
+if os.environ.get(_REPORT_ENV) == "1":
+    watch(_report_out)
+
+
+def _read_child(stream) -> None:
+    """The parent's side of :func:`_report_out`: note each line the child writes, until it
+    ends (other lines are ignored)."""
+    with contextlib.suppress(Exception):
+        for raw in stream:
+            parts = raw.decode("utf-8", "replace").rstrip("\n").split("\t")
+            if len(parts) == 5 and parts[0] == _REPORT_TAG:
+                _, event, key, how, secs = parts
+                _note(event, key, how or None, float(secs), "aside")
+
+
 class _NoLiteralDispatcher(CPUDispatcher):
     """A dispatcher that compiles one specialisation per function, not per caller's types.
 
@@ -127,6 +242,7 @@ class _NoLiteralDispatcher(CPUDispatcher):
 
     _sigs = None  # signatures given to :func:`jit`, until compiled (:meth:`compile_signed`)
 
+    @_watched
     def compile_signed(self) -> None:
         """Compile this function for the signatures given to :func:`jit`, alone, and close it
         to others (as Numba's eager compiling does, but when first needed)."""
@@ -138,6 +254,7 @@ class _NoLiteralDispatcher(CPUDispatcher):
             super().compile(sig.args)
         self.disable_compile()
 
+    @_watched
     def compile(self, sig):
         if self._sigs is not None:  # first needed (typed in a caller, or called from Python)
             self.compile_signed()
@@ -423,6 +540,7 @@ def kernel_cached(fn=None) -> bool:
 ASIDE = os.environ.get("LOBA_COMPILE_ASIDE", "1") != "0"
 ASIDE_WAIT = 900  # seconds the engine's first call waits for the child at most
 _aside: dict[str, object] = {}  # key -> the child process (subprocess.Popen)
+_readers: dict[str, threading.Thread] = {}  # key -> the thread reading its notes
 
 
 def compile_aside(key: str, target: str, cached) -> bool:
@@ -433,22 +551,32 @@ def compile_aside(key: str, target: str, cached) -> bool:
     import subprocess
     import sys
 
-    if not ASIDE or not CACHE or DISABLED or key in _aside or (os.cpu_count() or 1) < 2:
+    if not aside_possible() or key in _aside:
         return False
     if cached():
         return False
     mod, _, fn = target.partition(":")
     code = f"import {mod} as m; m.{fn}()"
     try:
-        _aside[key] = subprocess.Popen(
+        child = _aside[key] = subprocess.Popen(
             [sys.executable, "-c", code],
             stdin=subprocess.PIPE,  # (closed at once or by tell_aside: see there)
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,  # its compile notes (_report_out), read by a thread here
             stderr=subprocess.DEVNULL,
+            env={**os.environ, _REPORT_ENV: "1"},
         )
     except OSError:
         return False
+    reader = threading.Thread(target=_read_child, args=(child.stdout,), daemon=True)
+    reader.start()
+    _readers[key] = reader
     return True
+
+
+def aside_possible() -> bool:
+    """Whether :func:`compile_aside` may start a child at all: it is on, the on-disk cache is
+    on (the child's work reaches this process through it), JIT is on, two cores or more."""
+    return ASIDE and CACHE and not DISABLED and (os.cpu_count() or 1) >= 2
 
 
 def tell_aside(key: str, lines: tuple[str, ...] = ()) -> None:
@@ -509,3 +637,9 @@ def wait_aside(key: str) -> None:
     except BaseException:
         child.kill()
         raise
+    reader = _readers.pop(key, None)
+    if reader is not None:
+        reader.join(5)  # (its last notes: the child has ended, its output is closed)
+    with _watch_lock:  # (a child stopped mid-compile: nothing of it runs any more)
+        for k in [k for k, (_, where) in RUNNING.items() if where == "aside"]:
+            del RUNNING[k]

@@ -175,11 +175,23 @@ class Results:
 
     def summary(self) -> pl.DataFrame:
         """Headline figures of the run as a tidy polars DataFrame, one row per figure:
-        ``figure, seat, policy, value, ci_low, ci_high, unit`` (each seat's win share with its
-        95% Wilson interval); the nested dict is :meth:`summary_dict`."""
+        ``figure, seat, policy, value, ci_low, ci_high, unit, metric, method``; the nested dict
+        is :meth:`summary_dict`.
+
+        Every figure estimated from the games has its 95% interval from the analysis' one
+        variance model and the game's per-game figure definitions (the game is the unit:
+        :func:`analysis.bygame.run_summary`, imported when first needed; the same figures and
+        intervals as ``loba summarize``). ``metric`` names the figure it comes from (a total
+        over the run, such as its void rounds, is that figure per game times the games) and
+        ``method`` how the interval was formed, or why there is none: the games played and
+        the timings are facts of this run, not estimates; a figure on which every game agrees
+        has no interval (``no interval: every game agrees``)."""
+        from analysis.bygame import run_summary
+
         from .display import summary_frame
 
-        return summary_frame(self.summary_dict(), self.spec.summary.units)
+        intervals = run_summary(self.spec.name, self.frames["games"], self.frames["seats"])
+        return summary_frame(self.summary_dict(), self.spec.summary.units, intervals)
 
     def _repr_html_(self) -> str:
         from .display import results_html

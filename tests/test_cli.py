@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -292,16 +293,28 @@ def test_kernel_cached_looks_for_index_files_without_compiling(tmp_path, monkeyp
     assert jit.kernel_cached(kernel)
 
 
-def test_compile_notice_is_one_plain_line_on_stderr(capsys):
-    assert cli._compile_notice(cached=False) == cli.COMPILE_NOTICE
-    out = capsys.readouterr()
-    assert out.out == "" and out.err == cli.COMPILE_NOTICE + "\n" and "\r" not in out.err
-    assert cli.COMPILE_NOTICE == "compiling the game kernel (first run only, about 20 s)..."
-    assert cli._compile_notice(cached=True) is None
-    assert cli._compile_notice(cached=False, quiet=True) is None
+def test_compile_notice_is_one_plain_line_on_stderr(capsys, monkeypatch):
+    """On a cold cache the first line, before anything compiles, says so with the estimate
+    for this machine (the pieces then follow: tests/test_cold_compile.py); on a warm cache, or
+    with --quiet, nothing is said."""
+    from sim import jit
+
+    monkeypatch.setattr(jit, "kernel_cached", lambda fn=None: True)
+    assert cli._announce_compile("loba") is None
+    monkeypatch.setattr(jit, "kernel_cached", lambda fn=None: False)
+    assert cli._announce_compile("loba", quiet=True) is None
     assert capsys.readouterr().err == ""
-    assert cli._compile_notice(cached=False, cache_on=False) == cli.COMPILE_NOTICE_NO_CACHE
-    assert "first run only" not in capsys.readouterr().err
+    for cache_on, how in ((True, "first run only"), (False, "the kernel cache is off")):
+        monkeypatch.setattr(jit, "CACHE", cache_on)
+        progress = cli._announce_compile("moon")
+        progress.close()
+        out = capsys.readouterr()
+        assert out.out == "" and "\r" not in out.err and out.err.count("\n") == 1
+        assert re.fullmatch(
+            rf"compiling the game kernel \({how}; about \d+ s on this machine: \d+ cores?, load"
+            r" [\d.]+\)\.\.\.\n",
+            out.err,
+        ), out.err
 
 
 def test_json_outputs_name_game_rules_seats_and_seed(capsys):

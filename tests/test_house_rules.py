@@ -308,7 +308,8 @@ def test_verbose_says_what_is_done_on_stderr_and_leaves_stdout_alone(capsys, tmp
         assert "seats greedy,greedy,hold:patience=2,random; seed 4" in joined
         assert "30 games in chunks of 30 (1 chunk)" in joined
         assert "backend local: 1 kernel thread of" in joined
-        assert "kernel cache: " in joined and "loaded the kernel in" in joined
+        assert "kernel cache: " in joined and "kernel ready in" in joined
+        assert "[loba] kernel: turn loop in memory already" in joined  # (the first run's)
         assert " s; summarised in " in joined
     code, _, err = run(capsys, "-v", "replay", "--seed", "1", "--index", "2", "--format", "jsonl")
     assert code == 0 and "[loba] game index 2" in err and "[loba] replayed game 2 (" in err

@@ -264,7 +264,7 @@ N_NEW = 400
 
 
 def test_oracle_card_model_matches_notation():
-    """The oracle's own card arithmetic agrees with sim.cards (notation only)."""
+    """The oracle's own card arithmetic agrees with sim.loba.cards (notation only)."""
     for suit in range(4):
         for p in range(1, 15):
             assert card_at(p, suit) == position_card(p, suit)

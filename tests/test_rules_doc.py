@@ -14,10 +14,7 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from sim.rules import KNOBS
-except ImportError:
-    from sim.loba.rules import KNOBS
+from sim.loba.rules import KNOBS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "rules.md"

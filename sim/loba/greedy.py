@@ -370,8 +370,8 @@ play_choice = out_or_largest
 @kernel(inline="always")
 def greedy_choice(decision, hand, melds, pub, acts, n):
     """Greedy's answer to ``decision`` (DEC.*): the engine's own greedy (``engine.decide``).
-    Naming the choice at each decision instead compiled the engine about 1-2 CPU s faster
-    but measured +1% per turn (docs/performance.md, ninth session)."""
+    Naming the choice at each decision instead compiles the engine about 1-2 CPU s faster
+    but costs about 1% per turn (measured: docs/performance.md)."""
     if decision == DEC.DISCARD:
         return best_discard(hand, pub, acts, n)
     if decision == DEC.PLAY:

@@ -9,7 +9,7 @@ loops of a batch, of a game handle and of the rebuy experiment live here, in one
 in a chain of small ones (measured: docs/performance.md "Compile time"). The two large pieces
 below it, the turn loop and the step, it calls through their addresses (an :class:`Engine`
 of first-class functions), so that the three compile apart: in two processes on a cold cache,
-and neither again inside its caller (docs/performance.md "Compile time, tenth session").
+and neither again inside its caller (measured: docs/performance.md, compile time).
 
 Operations (``op``), with what they read of the scalar arguments ``a``, ``b``, ``c``, ``u``:
 
@@ -46,8 +46,9 @@ import numpy as np
 from numba.core import types
 from numba.core.typing.typeof import typeof_impl
 
+from ..compiling import Piece
 from ..events import NO_TRACE
-from ..jit import DISABLED, entry, in_python, jit, wait_aside
+from ..jit import DISABLED, entry, function_key, in_python, jit, wait_aside
 from ..policies.api import addon_slot, decision
 from ..rng import seed_game
 from .api import DECIDE_SIG
@@ -200,7 +201,7 @@ Engine.__doc__ = """:func:`~.engine.play_turns` and :func:`~.engine.step` handed
 :func:`drive` as first-class functions (typed by their signatures, :func:`engine_sigs`), so
 that ``drive`` calls them at their addresses instead of linking them: the three compile
 apart (a cold cache splits them between two processes) and neither is optimised and compiled
-again inside its caller (docs/performance.md, "Compile time, tenth session")."""
+again inside its caller (measured: docs/performance.md, compile time)."""
 
 
 @functools.cache
@@ -263,6 +264,22 @@ def _engine_type():
 
 def _params() -> np.ndarray:
     return np.zeros((MAX_SEATS, addon_slot(1)), dtype=np.float64)
+
+
+# The pieces a cold run compiles (sim.compiling), with their typical seconds on a quiet 2-core
+# machine: the quickest of several cold runs of `loba simulate --games 10` on an empty
+# LOBA_CACHE_DIR on the development machine (2 cores, Numba 0.68; other work slowed the rest
+# by up to 2.5x), each top-level compile timed. `shared`: the child compiles the turn loop
+# beside this process (the default on 2 cores or more; each process compiles the helpers it
+# needs itself; about 21 s from start to end); `alone`: LOBA_COMPILE_ASIDE=0, the seats'
+# functions first (the first pays for helpers the engine shares: 9.3 s for greedy's four;
+# about 40 s in all).
+COMPILE_PIECES = (
+    Piece("turn loop", function_key(play_turns), alone=19.0, shared=19.4, aside=True),
+    Piece("step", function_key(step), alone=5.2, shared=12.0),
+    Piece("drive", function_key(drive), alone=4.6, shared=4.1),
+    Piece("seat function", "", alone=2.3, shared=0.75),  # each
+)
 
 
 def precompile() -> None:

@@ -226,7 +226,7 @@ E = make_enum(
 # --- the seats' decision functions: one tuple (an entry per seat) per decision kind ---
 SeatFns = namedtuple("SeatFns", ["draw", "play", "discard", "rebuy"])
 
-# --- scratch arrays of one game (engine.new_bufs) and the event trace (engine.new_trace) ---
+# --- scratch arrays of one game (engine.new_bufs) and the event trace (sim.events.new_trace) ---
 Scratch = namedtuple(
     "Scratch",
     [

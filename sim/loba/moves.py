@@ -1,8 +1,8 @@
 """Meld rules of Loba de Menos as compiled array code: judging, enumerating and applying plays.
 
-Input contract (all functions): ``hand`` is ``int8[53]`` card counts (sim.cards identities);
-``melds`` is ``int16[MAX_MELDS, M.SIZE]`` with ``nm`` rows in use (sim.loba.layout ``M_*``);
-``R`` is the ``int64`` rule array of :meth:`sim.rules.RuleSet.to_array`; ``acts`` is
+Input contract (all functions): ``hand`` is ``int8[53]`` card counts (sim.loba.cards
+identities); ``melds`` is ``int16[MAX_MELDS, M.SIZE]`` with ``nm`` rows in use (sim.loba.layout
+``M.*``); ``R`` is the ``int64`` rule array of :meth:`sim.rules.RuleSet.to_array`; ``acts`` is
 ``int16[k, A.SIZE]`` play rows (``A.*``, k >= :func:`options_bound`). Positions 1..14 are
 escalera positions (1 = low ace, 14 = high ace).
 
@@ -26,7 +26,7 @@ from .cards import rank_of, suit_of
 from .layout import HAND_W, JOKER, MAX_MELDS, MELD, PLAY, PUB, A, M
 from .rules import PIERNA, RULE
 
-# reasons a card multiset is not a meld (texts in sim.melds.REASONS)
+# reasons a card multiset is not a meld (texts in sim.loba.melds.REASONS)
 OK = 0
 BAD_TOO_FEW = 1
 BAD_FEW_NATURALS = 2

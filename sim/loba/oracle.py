@@ -1,8 +1,8 @@
 """A slow, independent reference for the meld rules of Loba de Menos (RULES.md [A15]-[A22]).
 
 Written from RULES.md alone, by brute force, so that it can judge the compiled kernel
-(``sim.loba.moves``). It deliberately imports nothing from ``sim.loba`` or ``sim.melds``;
-``sim.cards`` is used for the card notation only (``parse_card``, ``card_str``).
+(``sim.loba.moves``). It deliberately imports nothing else of ``sim.loba`` but
+``sim.loba.cards``, for the card notation only (``parse_card``, ``card_str``).
 
 Model
 -----

@@ -12,21 +12,12 @@
   its memory (``mem``): at the discard it avoids a card the next active player showed it can
   use (the rank of a discard it took or a pierna it put down, a suit neighbour of a discard it
   took, an end of an escalera it put down), when a card it could not use costs at most
-  ``margin`` more by greedy's discard key (ties broken as greedy does). Measured against three
-  ``greedy`` (100,000 games, seed 1, the same games with ``greedy`` in seat 0): win share
-  25.19% [24.93%, 25.46%] against 25.21%; paired difference -0.02 points, 95% CI [-0.15,
-  +0.11]: no detectable gain (it plays differently in 24% of the games). On 20,000 games (seed
-  0, greedy 25.2%) ``margin`` 0-3 measured the same, 10 lost (23.7%) and never giving such a
-  card at any cost (1000) lost more (22.7%).
+  ``margin`` more by greedy's discard key (ties broken as greedy does).
 * ``careful`` ``greedy`` whose discard counts what it has seen: a card helps a meld only while
   a card that would complete it is unseen (hand, pile, table); a card that extends a meld on
   the table is kept (``keep`` points: it is a lay-off once the seat has melded) and more so
   when the next active player may take it to lay it off (``danger``); a card of a rank the
   next player discarded this round (read from ``hist`` into ``mem``) costs ``safe`` less.
-  Measured against three ``greedy`` (100,000 games each, seed 7, seat 0, paired with
-  ``greedy`` in seat 0 on the same games): win share +0.93 points (95% CI +-0.25) on pagat,
-  +0.79 (+-0.23) on classic, +1.44 (+-0.27) on rami. The history part alone (``safe=2``
-  against ``safe=0``) is within noise: -0.10, +0.20, +0.27 points.
 * ``smart``   ``careful``'s discard (dead cards counted with ``known_copies``, a card kept only
   while it can still complete a meld, no lay-off fed to the next player, the next player's
   discards read from ``hist`` into ``mem``: ``danger``, ``safe``, ``keep``), plus four things.
@@ -39,28 +30,9 @@
   draws from the stock. When it plays, it plays the option after which playing largest-first
   leaves the fewest cards in hand, then the fewest points (``greedy``: the largest meld). And
   when an opponent holds ``close`` cards or fewer, each penalty point weighs ``1 + dump`` in
-  its discard key. Measured against three ``greedy`` (100,000 games each, seed 7, seat 0,
-  paired with ``careful`` in seat 0 on the same games): win share 32.50% against careful's
-  25.89% on pagat, +6.62 points (95% CI +-0.33); classic 32.99% against 25.67%, +7.32
-  (+-0.32); rami 30.64% against 26.41%, +4.23 (+-0.32); against ``greedy`` in seat 0: +7.55,
-  +8.11, +5.67 (+-0.33). Each part, taken away on the same games (smart minus the variant,
-  pagat / classic / rami): the hold (``patience=200``: never hold) +2.98 / +4.00 / +1.16 points;
-  keeping the hold at the draw (``grab=-1``: always take) +1.54 / +1.93 / +0.44, while taking
-  only to go out (``grab=200``, ``hold``'s draw) loses 6.0 / 5.2 / 10.5 points; the play order
-  (greedy's largest-first instead; 100,000 games on the same seed) +2.39 / +2.64 / +1.04; the
-  hurried discard (``dump=0``) +1.44 / +0.99 / +2.22. Half the hold's worth is not the bonus:
-  with ``one_turn_bonus=0`` smart still wins +5.09 points over careful and the hold +1.40 (its
-  melds kept off the table are no lay-offs for the others). Thresholds were chosen on pagat,
-  40,000 games per setting (seeds 12 and 21), each against the defaults: ``patience`` 2 and 4
-  lose 1.6 and 0.5 points (4: -0.9 on classic, +0.1 on rami), ``grab`` 2 loses 0.8 and 4 is
-  the same, ``reach`` 5-9 the same and 4 about -0.5, ``close`` 1-3 and ``dump`` 1-3 within
-  0.3, careful's ``danger`` 3-10 and ``keep`` 3 within 0.1, ``safe`` 0 the same and 4 -0.5.
-  What did not help: holding new melds after the seat has put cards down (denying lay-offs,
-  -0.5), and weighting a helping card by how many copies that complete it are unseen instead
-  of careful's live-or-dead (-0.2, within noise).
-  Against three ``careful`` it wins 31.81% (50,000 games, +6.78 +-0.46 over careful there).
+  its discard key.
 
-* ``mc``      search (issue 12, :mod:`sim.loba.search`): at the draw, at every play decision
+* ``mc``      search (:mod:`sim.loba.search`): at the draw, at every play decision
   (which play, or stop) and at the discard it samples ``n`` hidden worlds from its own view and
   history (the unseen cards dealt to the opponents' hand sizes and the stock; a card an
   opponent visibly took from the discard pile and still holds stays in that hand), plays each

@@ -1,5 +1,5 @@
 """The search policy ``mc``'s machinery: hidden worlds sampled from one seat's view, and each
-option played out to the end of the round in them (issue 12).
+option played out to the end of the round in them.
 
 A decision of ``mc`` (:mod:`sim.loba.policies`) hands :func:`mc_choose` its view and a short
 list of candidate options. :func:`mc_choose` draws ``worlds`` seeds from the seat's own random

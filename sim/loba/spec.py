@@ -8,7 +8,7 @@ from ..game import GameSpec, Positions
 from .api import ADDONS, DECIDE_SIG, DECISIONS
 from .auditor import audit_events
 from .bench import run_bench
-from .kernel import run_games
+from .kernel import COMPILE_PIECES, run_games
 from .layout import MAX_SEATS, SeatFns
 from .melds import check_meld
 from .play import Game
@@ -60,5 +60,6 @@ SPEC = GameSpec(
     positions=Positions(load_position, moves, moves_text, replay_position),
     precompile="sim.loba.kernel:aside",
     share="sim.loba.kernel:compile_share",
+    compile_pieces=COMPILE_PIECES,
     builtin_column=True,
 )

@@ -1,9 +1,11 @@
 """Python helpers around the batch kernel: build its inputs from names, run games, frames.
 
-:func:`play_batch` is what tests, benchmarks and the future runner seam need: rules (a
+:func:`play_batch` plays games straight from names, for tests: rules (a
 :class:`sim.rules.RuleSet` or an id), three policies (names of :data:`~.policies.POLICIES`
 or :class:`~.api.MoonPolicy` objects, each optionally with parameter overrides) -> the kernel's
-record arrays. :func:`frames` turns them into polars frames through :mod:`.schema`.
+record arrays. :func:`frames` turns them into polars frames through :mod:`.schema`. The
+runner goes through the game's spec instead (``play_batch`` in :mod:`.spec`); the game
+handle and the benchmark build their seats here (:func:`seat_tables`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import jit
+from ..compiling import Piece
+from ..jit import function_key, jit
 from .engine import new_bufs, new_state, play_game, seed_streams, start_game
 from .layout import MAX_SEATS, N_TILES, G, S
 from .schema import GR, SR
@@ -69,3 +70,14 @@ def run_games(R, seed, start, count, fns, params, games_out, seats_out, hands_ou
         start_game(st, -1, None)
         play_game(st, R, fns, params, decks, hr, bufs, None)
         write_records(st, games_out[i], seats_out[i])
+
+
+# The pieces a cold run compiles (sim.compiling), with their typical seconds on a quiet 2-core
+# machine: the quickest of cold runs of `loba simulate --game moon --games 10` on an empty
+# LOBA_CACHE_DIR on the development machine (2 cores, Numba 0.68), each top-level compile
+# timed; one process (Moon has no child compiling beside it). The seats' functions compile
+# first, about 1 s each; about 18 s in all.
+COMPILE_PIECES = (
+    Piece("batch kernel", function_key(run_games), alone=13.3, shared=13.3),
+    Piece("seat function", "", alone=1.0, shared=1.0),  # each
+)

@@ -15,7 +15,7 @@ from .api import DECIDE_SIG, DECISIONS
 from .auditor import audit
 from .bench import run_bench
 from .check import legal_tiles, trick_winner_explained
-from .kernel import run_games
+from .kernel import COMPILE_PIECES, run_games
 from .layout import MAX_SEATS
 from .play import Game
 from .policies import POLICIES
@@ -101,4 +101,5 @@ SPEC = GameSpec(
     handle=Game,
     tools={"trick_winner": trick_winner_explained, "legal_tiles": legal_tiles},
     positions=Positions(load_position, moves, moves_text, replay_position),
+    compile_pieces=COMPILE_PIECES,
 )
