@@ -148,7 +148,8 @@ def check_builtins(spec, games: int = 150, seed: int = 6) -> int:
     """A policy the engine has its own copy of (``Policy(builtin=...)``) plays the same games
     through that copy as through its decision functions: for every preset and player count,
     the policy at every seat and mixed with the other policies, the records are equal with the
-    parameter matrix's builtin column as given and zeroed. Returns the cells checked."""
+    parameter matrix's builtin column as given and zeroed, and with every seat asked through
+    its plug-in arena. Returns the cells checked."""
     import numpy as np
 
     from .policies import parse_seats
@@ -169,15 +170,20 @@ def check_builtins(spec, games: int = 150, seed: int = 6) -> int:
                 mixed = [name if q % 2 == 0 else others[q % len(others)] for q in range(n)]
                 for seats in ([name] * n, mixed):
                     fns, params = spec.fn_tables(parse_seats(",".join(seats), game=spec))
+                    # the last two columns: the builtin id, then the plug-in (arena) flag
                     assert (
-                        params[:n, -1] == [spec.policies[s.split(":")[0]].builtin for s in seats]
+                        params[:n, -2] == [spec.policies[s.split(":")[0]].builtin for s in seats]
                     ).all()
+                    assert (params[:n, -1] == 0).all()
                     plain = params.copy()
-                    plain[:, -1] = 0
+                    plain[:, -2] = 0
+                    arena = plain.copy()  # every seat asked as a plug-in is: through its arena
+                    arena[:, -1] = 1
                     a = run_chunk(spec, R, n, seed, 0, games, (fns, params), 0)
-                    b = run_chunk(spec, R, n, seed, 0, games, (fns, plain), 0)
-                    for t, x, y in zip(spec.tables, a, b, strict=True):
-                        assert np.array_equal(x, y), f"{rules.id} {seats}: {t.name} differs"
+                    for other in (plain, arena):
+                        b = run_chunk(spec, R, n, seed, 0, games, (fns, other), 0)
+                        for t, x, y in zip(spec.tables, a, b, strict=True):
+                            assert np.array_equal(x, y), f"{rules.id} {seats}: {t.name} differs"
                     checked += 1
     return checked
 

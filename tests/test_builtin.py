@@ -37,4 +37,5 @@ def test_a_plugin_declaring_a_builtin_id_is_still_called(tmp_path):
     spec = get_game("loba")
     seats = parse_seats(f"greedy,{plugin}:impostor", game=spec)
     _, params = spec.fn_tables(seats)
-    assert list(params[:2, -1]) == [spec.policies["greedy"].builtin, 0]
+    # (the last two columns: the builtin id, then the plug-in flag: asked through its arena)
+    assert params[:2, -2:].tolist() == [[spec.policies["greedy"].builtin, 0], [0, 1]]

@@ -32,6 +32,7 @@ from .layout import (
     AR_PILE,
     AR_PUB,
     AR_RNG,
+    ARENA_PAD,
     BUILTIN,
     DEC,
     DRAW,
@@ -62,7 +63,6 @@ from .layout import (
     S,
     Scratch,
     State,
-    arena_bytes,
 )
 from .moves import (
     apply_play,
@@ -669,6 +669,15 @@ def answer(st, seat, k, n, may_stop):
     return -1 if may_stop else 0
 
 
+@kernel(inline="always")
+def copy_bytes(src, dst, off, count):
+    """The first ``count`` elements of the C-contiguous array ``src`` (in its flat order),
+    byte by byte into ``dst[off:]`` (a loop the compiler turns into a block copy)."""
+    sb = src.reshape(src.size).view(np.uint8)
+    for i in range(count * src.itemsize):
+        dst[off + i] = sb[i]
+
+
 @kernel
 def ask_arena(fn, st, R, seat, pub, params, acts, n, decision, may_stop, arena):
     """:func:`ask_seat` for a plug-in seat: its view is copied into its own arena (a byte row
@@ -681,17 +690,14 @@ def ask_arena(fn, st, R, seat, pub, params, acts, n, decision, may_stop, arena):
     nm = st.g[G.NMELDS]
     npile = st.g[G.PILE_N]
     nh = min(st.g[G.HIST_N], HIST_CAP)
+    copy_bytes(st.hands[seat], arena, AR_HAND, N_IDS)
     hand = arena[AR_HAND : AR_HAND + N_IDS].view(np.int8)
-    for i in range(N_IDS):
-        hand[i] = st.hands[seat, i]
+    copy_bytes(st.melds, arena, AR_MELDS, nm * M.SIZE)
     melds = arena[AR_MELDS : AR_MELDS + nm * M.SIZE * 2].view(np.int16).reshape((nm, M.SIZE))
-    copy_rows2(st.melds, melds, nm)
+    copy_bytes(st.pile, arena, AR_PILE, npile)
     pile = arena[AR_PILE : AR_PILE + npile * 2].view(np.int16)
-    for i in range(npile):
-        pile[i] = st.pile[i]
+    copy_bytes(pub, arena, AR_PUB, PUB.SIZE)
     pv = arena[AR_PUB : AR_PUB + PUB.SIZE * 4].view(np.int32)
-    for i in range(PUB.SIZE):
-        pv[i] = pub[i]
     w = min(params.shape[1], PARAMS_W)
     pp = arena[AR_PARAMS : AR_PARAMS + w * 8].view(np.float64)
     for i in range(w):
@@ -700,13 +706,13 @@ def ask_arena(fn, st, R, seat, pub, params, acts, n, decision, may_stop, arena):
     rng = arena[AR_RNG : AR_RNG + 16].view(np.uint64)
     rng[0] = st.rng[r]
     rng[1] = st.rng[r + 1]
+    copy_bytes(st.hist, arena, AR_HIST, nh * H.SIZE)
     hist = arena[AR_HIST : AR_HIST + nh * H.SIZE * 2].view(np.int16).reshape((nh, H.SIZE))
-    copy_rows2(st.hist, hist, nh)
     mem = arena[AR_MEM : AR_MEM + MEM_N * 8].view(np.float64)
     for i in range(MEM_N):
         mem[i] = st.mem[seat, i]
+    copy_bytes(acts, arena, AR_ACTS, n * A.SIZE)
     av = arena[AR_ACTS : AR_ACTS + n * A.SIZE * 2].view(np.int16).reshape((n, A.SIZE))
-    copy_rows2(acts, av, n)
     k = fn(hand, melds, pile, pv, pp, rng, av, n, hist, mem)
     st.rng[r] = rng[0]
     st.rng[r + 1] = rng[1]
@@ -977,8 +983,10 @@ def finish_places(st):
 
 
 @jit
-def new_bufs(R):
-    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in)."""
+def new_bufs(R, arena=True):
+    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in).
+    ``arena``: room for the plug-in seats' arenas (a search's playouts, whose seats are all the
+    game's own, need none)."""
     pub = np.zeros(PUB.SIZE, dtype=np.int32)
     for i in range(RULE.SIZE):
         pub[PUB.RULES + i] = R[i]
@@ -997,7 +1005,7 @@ def new_bufs(R):
         np.zeros(HAND_W, dtype=np.int8),
         np.full(width, -1, dtype=np.int64),
         np.zeros(states, dtype=np.int64),
-        np.zeros((MAX_SEATS, arena_bytes(k)), dtype=np.uint8),
+        np.zeros((MAX_SEATS, AR_ACTS + k * A.SIZE * 2 + ARENA_PAD if arena else 0), np.uint8),
     )
 
 

@@ -248,7 +248,7 @@ int32[PUB.SIZE] (the public view, rules filled in), hand int8[HAND_W] and melds
 int16[MAX_MELDS, M.SIZE] (trial copies), rstat int64[MAX_SEATS] (each seat's status in the
 round being settled, RS.*); for the take rule (sim.loba.takes): rest int8[HAND_W] (a trial
 hand), seen int64[2^k] (a set of escalera states, all -1 between searches) and queue
-int64[takes.search_bound]; arena uint8[MAX_SEATS, arena_bytes(k)]: each plug-in seat's own copy
+int64[takes.search_bound]; arena uint8[MAX_SEATS, AR_ACTS + 2 k A.SIZE + ARENA_PAD]: each plug-in seat's copy
 of its view (engine.ask_arena; the offsets are AR_*).
 """
 
@@ -268,11 +268,6 @@ AR_RNG = AR_PARAMS + PARAMS_W * 8
 AR_HIST = AR_RNG + 16
 AR_MEM = AR_HIST + _r8(HIST_CAP * H.SIZE * 2)
 AR_ACTS = AR_MEM + MEM_N * 8  # then the options, k rows, and ARENA_PAD
-
-
-def arena_bytes(k: int) -> int:
-    """Bytes of one seat's arena row, for at most ``k`` options."""
-    return _r8(AR_ACTS + k * A.SIZE * 2) + ARENA_PAD
 
 
 State = namedtuple("State", ["hands", "melds", "stock", "pile", "g", "s", "rng", "hist", "mem"])

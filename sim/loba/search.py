@@ -311,7 +311,7 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
     kind = pub[PUB.DECISION]
     at = AT[kind]
     st = new_state()
-    bufs = new_bufs(R)
+    bufs = new_bufs(R, False)  # (no plug-in arena: the playouts' seats have no flag)
     tr = new_trace(0, 0)
     params = np.zeros((MAX_SEATS, PARAMS_W), dtype=np.float64)
     cnt = np.zeros(N_IDS, dtype=np.int64)
