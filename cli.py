@@ -1049,7 +1049,7 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
                 "--position replays a position file (its rules are in it): leave out"
                 " RUN_DIR, --index, --game, --rules and --set."
             )
-        plays = None if seats is None else [s.strip() for s in seats.split(",")]
+        plays = None if seats is None else tuple(s.strip() for s in seats.split(","))
         from sim.policies import parse_seats
 
         seat_list = parse_seats(plays, game=spec) if plays else []
@@ -1101,14 +1101,15 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
         click.echo(to_text(events, only_round), nl=False)
 
 
-def _guarded(fn, spec, seat_list, *args, doing: str, specs=None) -> list:
+def _guarded(fn, spec, seat_list, *args, doing: str, specs="portable") -> list:
     """The items of ``fn(game, *args[:1], seat strings, *args[1:])``
     (:func:`sim.isolated.guarded`): in a child process when a seat is a plug-in, so that a
-    crash, a hang or an exception in its code ends in one sentence."""
+    crash, a hang or an exception in its code ends in one sentence. ``specs``: the seat strings
+    handed on (default: ``seat_list``'s, portable to another process)."""
     from sim.isolated import guarded, seats_with_plugins
     from sim.runner import portable_seat
 
-    plays = tuple(specs) if specs is not None else tuple(portable_seat(s) for s in seat_list)
+    plays = tuple(portable_seat(s) for s in seat_list) if specs == "portable" else specs
     first, rest = args[:1], args[1:]
     return list(
         guarded(

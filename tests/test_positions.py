@@ -63,7 +63,7 @@ def test_position_puts_every_card_where_the_file_says():
         {
             **BASE,
             "to_move": 1,
-            "hands": ["4H 5H 6H 3S 3D 3C KD", BASE["hands"][1], BASE["hands"][2]],
+            "hands": ["4H 5H 6H 3S 3D 3C", BASE["hands"][1], BASE["hands"][2]],
             "table": [{"cards": "9S 10S JK(JS)", "owner": 0}, {"cards": "KH KD KC", "owner": 0}],
             "placed": [0],
             "scores": [10, 20, 30],
@@ -81,7 +81,8 @@ def test_position_puts_every_card_where_the_file_says():
 
 
 def test_a18_a_bare_joker_gets_the_engines_reading():
-    pos = load_position({**BASE, "table": [{"cards": "5S 6S JK", "owner": 1}]})
+    hands = [BASE["hands"][0], "2C 4C 6C 8C 10C QC", BASE["hands"][2]]  # (9 less its meld)
+    pos = load_position({**BASE, "hands": hands, "table": [{"cards": "5S 6S JK", "owner": 1}]})
     m = pos.table[0]
     assert m.cards == [parse_card("5S"), parse_card("6S"), JOKER]
     assert m.stands[-1] == parse_card("7S")  # [A18] the high end by default
@@ -110,6 +111,16 @@ def test_a18_a_bare_joker_gets_the_engines_reading():
                 "placed": [0],
             },
             "'hands[0]' holds 10 cards, more than a game can give it",
+        ),
+        (
+            {
+                "hands": ["4H 5H 6H 7H 8H 3S 3D 3C KD", BASE["hands"][1], BASE["hands"][2]],
+                "table": ["9C 9D 9H"],
+                "melded": [0],
+                "placed": [0],
+            },
+            "'hands[0]' holds 9 cards, but seat 0 has put cards on the table this round, a meld"
+            " of at least 3 first, so it holds at most 6 [A9][A15][A16]",
         ),
         ({"hands": [""] + BASE["hands"][1:]}, "an active seat with no cards would have gone out"),
         ({"phase": "shuffle"}, "'phase' must be one of draw, play, discard"),

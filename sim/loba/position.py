@@ -348,9 +348,9 @@ def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
 
 def _check_hand(q, hand, status, moving, phase, placed, rules) -> None:
     """[A6]/[A9] sizes a game can reach: between turns a hand holds at most ``hand_size``
-    cards (a turn draws one and discards one; plays only take cards away), and exactly that
-    many if the seat has put nothing down this round; the seat to move holds one more once it
-    has drawn."""
+    cards (a turn draws one and discards one; plays only take cards away), exactly that many
+    if the seat has put nothing down this round, and at most three fewer if it has (its first
+    put-down is a meld); the seat to move holds one more once it has drawn."""
     k = len(hand)
     hs = rules.hand_size
     if status == "out":
@@ -366,6 +366,13 @@ def _check_hand(q, hand, status, moving, phase, placed, rules) -> None:
         raise PositionError(
             f"'hands[{q}]' holds {k} cards, more than a game can give it ({hs + extra}: a turn"
             " draws one card and discards one, plays only take cards away) [A6][A9]."
+        )
+    least = 3  # the fewest cards a first meld takes from the hand ([A15], [A16] escalera_min)
+    if placed and k > hs + extra - least:
+        raise PositionError(
+            f"'hands[{q}]' holds {k} cards, but seat {q} has put cards on the table this round,"
+            f" a meld of at least {least} first, so it holds at most {hs + extra - least}"
+            " [A9][A15][A16]."
         )
     if not placed and k != hs + extra and not (moving and phase == "discard"):
         raise PositionError(
