@@ -26,7 +26,8 @@ def _seats(name: str) -> str:
 
 
 def test_only_plugin_seats_are_flagged():
-    seats = parse_seats(f"{CHEATS}:plain,greedy,smart,greedy+rebuy={CHEATS}:zero_rng_rebuy_rule", SPEC)
+    rebuy = f"{CHEATS}:zero_rng_rebuy_rule"
+    seats = parse_seats(f"{CHEATS}:plain,greedy,smart,greedy+rebuy={rebuy}", SPEC)
     _, params = SPEC.fn_tables(seats)
     assert params[: len(seats), PARAMS_W + 1].tolist() == [1, 0, 0, 1]
 

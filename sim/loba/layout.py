@@ -248,8 +248,8 @@ int32[PUB.SIZE] (the public view, rules filled in), hand int8[HAND_W] and melds
 int16[MAX_MELDS, M.SIZE] (trial copies), rstat int64[MAX_SEATS] (each seat's status in the
 round being settled, RS.*); for the take rule (sim.loba.takes): rest int8[HAND_W] (a trial
 hand), seen int64[2^k] (a set of escalera states, all -1 between searches) and queue
-int64[takes.search_bound]; arena uint8[MAX_SEATS, AR_ACTS + 2 k A.SIZE + ARENA_PAD]: each plug-in seat's copy
-of its view (engine.ask_arena; the offsets are AR_*).
+int64[takes.search_bound]; arena uint8[MAX_SEATS, AR_ACTS + 2 k A.SIZE + ARENA_PAD]: each
+plug-in seat's copy of its view (engine.ask_arena; the offsets are AR_*).
 """
 
 
