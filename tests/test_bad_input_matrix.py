@@ -397,6 +397,21 @@ def _argv(cmd_name: str, pname: str, value: str, tmp: Path, shared: Path) -> lis
 
 
 OUTCOMES: Counter = Counter()
+NOT_INTS = ("", "ü", "1.5", "abc", str(10**30))  # (10^30: past every integer option's range)
+
+
+def _must_refuse(cmd_name: str, pname: str, value: str) -> bool:
+    """Values that no option may take (exit 2, never 0): an empty value (never a default), a
+    non-number or an out-of-range number for a whole-number option, anything but its choices
+    for a choice option."""
+    if value == "":
+        return True
+    p = next(q for q in cli.cli.commands[cmd_name].params if q.name == pname)
+    if isinstance(p.type, click.types.IntParamType):
+        return value in NOT_INTS
+    if isinstance(p.type, click.Choice):
+        return value not in p.type.choices
+    return False
 
 
 @pytest.mark.parametrize("cmd_name, pname, value", _cases())
@@ -409,7 +424,7 @@ def test_every_option_with_degenerate_values(cmd_name, pname, value, shared, tmp
     out = capsys.readouterr()
     assert "Traceback" not in out.err and "Traceback" not in out.out, argv
     allowed = {0, 2} | ({1} if cmd_name in EXIT_1 else set())
-    if value == "":  # an empty value is never a default: refused, for every option
+    if _must_refuse(cmd_name, pname, value):  # never silently read as something else
         allowed = {2}
     assert code in allowed, (argv, code, out.err)
     if code == 2:
@@ -424,10 +439,12 @@ def test_every_option_with_degenerate_values(cmd_name, pname, value, shared, tmp
 
 
 def test_matrix_counts():
-    """The matrix ran (printed: its size and outcomes, for the record)."""
-    total = sum(OUTCOMES.values())
-    if total == 0:
-        pytest.skip("run together with the matrix")
+    """The matrix covers every command, and is large (its outcomes are printed, for the
+    record, when it ran in this session)."""
+    cases = _cases()
+    assert len(cases) >= 500
+    assert {c.values[0] for c in cases} == set(cli.cli.commands)
+    refused = sum(_must_refuse(*c.values) for c in cases)
+    assert refused >= len(cases) // 5
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(OUTCOMES.items()))
-    print(f"\nbad-input matrix: {total} cases; {counts}")
-    assert total >= 500
+    print(f"\nbad-input matrix: {len(cases)} cases, {refused} of them must be refused; {counts}")
