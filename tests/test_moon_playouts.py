@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.moon.api import MoonPolicy
 from sim.moon.auditor import audit
 from sim.moon.batch import frames, play_batch
 from sim.moon.layout import DEC, N_TILES, PL, PUB, G
@@ -15,7 +14,7 @@ from sim.moon.play import record
 from sim.moon.policies import POLICIES
 from sim.moon.rules import RULE, SPEC
 from sim.moon.schema import GR, HR, SR
-from sim.policies.api import decision
+from sim.policies.api import Policy, decision
 
 GAMES = 200
 CAP = 40  # hands per traced game (max_hands_per_game): random seats would play 500
@@ -155,7 +154,7 @@ def spy_play(own, pub, played, params, rng, acts, n):
     return 0
 
 
-SPY = MoonPolicy("spy", spy_bid, spy_trump, spy_play, {}, "checks its view")
+SPY = Policy("spy", bid=spy_bid, trump=spy_trump, play=spy_play, doc="checks its view", game="moon")
 
 
 @pytest.mark.parametrize("preset", list(SPEC.presets))
@@ -173,7 +172,7 @@ def wild(own, pub, played, params, rng, acts, n):
 
 
 def test_out_of_range_answers_read_as_first_option_and_counted():
-    pol = MoonPolicy("wild", wild, wild, wild)
+    pol = Policy("wild", bid=wild, trump=wild, play=wild, game="moon")
     rules = SPEC.make(max_hands_per_game=20)
     games, seats, _ = play_batch(rules, [pol, "count", "count"], seed=8, count=50)
     assert (seats[:, 0, SR.BAD_ANSWERS] > 0).all()

@@ -10,7 +10,8 @@ Modules, one job each:
 * :mod:`.kernel`   the batch entry point :func:`~.kernel.run_games`.
 * :mod:`.batch`    Python helpers around it: seats -> function tables, :func:`~.batch.play_batch`,
   polars frames.
-* :mod:`.api`      the decision signature :data:`~.api.DECIDE_SIG` and :class:`~.api.MoonPolicy`.
+* :mod:`.api`      the decision signature :data:`~.api.DECIDE_SIG` and the decision kinds
+  (a policy is a :class:`sim.policies.api.Policy` with ``game="moon"``).
 * :mod:`.policies` built-in policies (``random``, ``greedy``, ``count``) in :data:`POLICIES`.
 * :mod:`.scripted` a policy that does what its parameters say (scenario tests).
 * :mod:`.schema`   the result tables ``games``, ``seats``, ``hands``.

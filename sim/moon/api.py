@@ -31,13 +31,12 @@ into them changes nothing in the game. It never sees another seat's tiles, the w
 took it, the dead tile of another seat, or the deal's random stream (rules document B.5).
 
 Write the functions with :func:`sim.policies.api.decision` and wrap them in a
-:class:`MoonPolicy`; :func:`compiled_moon` compiles one for :data:`DECIDE_SIG` alone.
+:class:`sim.policies.api.Policy` with ``game="moon"`` (``Policy("mine", bid=b, trump=t,
+play=p, game="moon")``), as every game's policies are; :func:`compiled_moon` compiles one for
+:data:`DECIDE_SIG` alone.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Any
 
 from numba import types
 
@@ -62,31 +61,3 @@ def compiled_moon(fn):
     return compiled(fn, DECIDE_SIG)
 
 
-@dataclass(frozen=True)
-class MoonPolicy:
-    """A Moon policy: bid, trump (discard and contract) and play decisions, plus named
-    parameters (name -> default, in slot order, at most :data:`N_PARAMS`)."""
-
-    name: str
-    bid: Any
-    trump: Any
-    play: Any
-    params: dict[str, float] = field(default_factory=dict)
-    doc: str = ""
-    game: str = "moon"
-
-    def decisions(self, kinds: tuple[str, ...] = DECISIONS) -> tuple:
-        """The decision functions in ``kinds`` order (``bid``, ``trump``, ``play``), as the
-        game-independent seat machinery (:mod:`sim.policies`) asks a policy for them."""
-        table = {"bid": self.bid, "trump": self.trump, "play": self.play}
-        unknown = [k for k in kinds if k not in table]
-        if unknown:
-            raise ValueError(
-                f"Policy '{self.name}' plays Moon, whose decisions are {', '.join(DECISIONS)};"
-                f" {', '.join(unknown)} is not one."
-            )
-        return tuple(table[k] for k in kinds)
-
-    def fns(self) -> tuple:
-        """The compiled (bid, trump, play) tuple a seat hands the kernel."""
-        return (compiled_moon(self.bid), compiled_moon(self.trump), compiled_moon(self.play))

@@ -2,8 +2,8 @@
 
 :func:`play_batch` plays games straight from names, for tests: rules (a
 :class:`sim.rules.RuleSet` or an id), three policies (names of :data:`~.policies.POLICIES`
-or :class:`~.api.MoonPolicy` objects, each optionally with parameter overrides) -> the kernel's
-record arrays. :func:`frames` turns them into polars frames through :mod:`.schema`. The
+or :class:`~sim.policies.api.Policy` objects, each optionally with parameter overrides) ->
+the kernel's record arrays. :func:`frames` turns them into polars frames through :mod:`.schema`. The
 runner goes through the game's spec instead (``play_batch`` in :mod:`.spec`); the game
 handle and the benchmark build their seats here (:func:`seat_tables`).
 """
@@ -28,8 +28,9 @@ def resolve_rules(rules) -> RuleSet:
 
 
 def resolve_policy(p) -> tuple[object, dict]:
-    """A policy and its parameter overrides from: a :class:`MoonPolicy` (or any object with
-    ``decisions(kinds)`` and ``params``), a built-in name, ``"name:param=value"``,
+    """A policy and its parameter overrides from: a Moon :class:`~sim.policies.api.Policy`
+    (or any object with ``decisions(kinds)`` and ``params``), a built-in name,
+    ``"name:param=value"``,
     ``(policy, {overrides})``, or a parsed seat of :mod:`sim.policies` (``.policy`` and
     ``.policy_params``)."""
     from .policies import POLICIES

@@ -48,6 +48,7 @@ from .layout import (
     E,
     G,
     S,
+    Scratch,
     State,
 )
 from .rules import ALL_PASS, MADE_SCORES, MOON, RULE
@@ -84,10 +85,8 @@ def copy_state(src, dst):
 
 @jit
 def new_bufs(R):
-    """Scratch arrays for one game: (pub, the policy's acts, the
-    engine's own options, own-tiles copy, played copy, params copy, tile list, the deciding
-    seat's stream)."""
-    return (
+    """The :class:`~.layout.Scratch` arrays of one game."""
+    return Scratch(
         np.zeros(PUB.SIZE, dtype=np.int32),
         np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
         np.zeros((MAX_ACTS, A.SIZE), dtype=np.int16),
@@ -149,15 +148,8 @@ def decide(fn, st, R, seat, dec, params, bufs, n, tr):
     """Ask ``seat``'s function ``fn`` to choose among the engine's options ``opts[:n]``;
     returns the chosen row index (the first option for an out-of-range answer). Everything
     handed over is a copy (its stream too, copied back after the call)."""
-    pub, acts, opts, own, played, pp, prng = (
-        bufs[0],
-        bufs[1],
-        bufs[2],
-        bufs[3],
-        bufs[4],
-        bufs[5],
-        bufs[7],
-    )
+    pub, acts, opts, own = bufs.pub, bufs.acts, bufs.opts, bufs.own
+    played, pp, prng = bufs.played, bufs.params, bufs.rng
     fill_pub(st, R, seat, dec, pub)
     for i in range(n):
         acts[i, 0] = opts[i, 0]
@@ -270,7 +262,7 @@ def auction(st, R, fns, params, bufs, tr):
     mid-auction, :mod:`.position`) keep their calls."""
     g = st.g
     s = st.s
-    opts = bufs[2]
+    opts = bufs.opts
     h = g[G.HAND]
     bidder = -1
     for k in range(MAX_SEATS):
@@ -337,7 +329,7 @@ def declare(st, R, fns, params, bufs, tr):
     already done (trump named, the widow in the bidder's hand: a hand set up mid-declaration,
     :mod:`.position`) is not done again."""
     g = st.g
-    opts = bufs[2]
+    opts = bufs.opts
     h = g[G.HAND]
     b = g[G.BIDDER]
     hand = st.hands[b]
@@ -401,8 +393,8 @@ def play_tricks(st, R, fns, params, bufs, tr, limit):
     lives here so that a batch pays one call per hand (each call passes every array)."""
     g = st.g
     s = st.s
-    opts = bufs[2]
-    tiles = bufs[6]
+    opts = bufs.opts
+    tiles = bufs.tiles
     h = g[G.HAND]
     trump = g[G.TRUMP]
     for _ in range(limit):
@@ -601,7 +593,7 @@ def step(st, R, fns, params, decks, hands_rows, bufs, tr):
     if phase == PH.DEAL:
         r = g[G.HAND]
         k = min(r, decks.shape[0] - 1)
-        deal_hand(st, decks[k], r < decks.shape[0] and decks[k, 0] >= 0, bufs[6], tr)
+        deal_hand(st, decks[k], r < decks.shape[0] and decks[k, 0] >= 0, bufs.tiles, tr)
     elif phase == PH.BID:
         auction(st, R, fns, params, bufs, tr)
     elif phase == PH.DECLARE:
@@ -632,6 +624,6 @@ def play_game(st, R, fns, params, decks, hands_rows, bufs, tr):
         elif phase == PH.DEAL:
             r = g[G.HAND]
             k = min(r, decks.shape[0] - 1)
-            deal_hand(st, decks[k], r < decks.shape[0] and decks[k, 0] >= 0, bufs[6], tr)
+            deal_hand(st, decks[k], r < decks.shape[0] and decks[k, 0] >= 0, bufs.tiles, tr)
         else:
             break

@@ -6,7 +6,7 @@ Input contract of :func:`run_games`:
 * ``seed`` a ``np.uint64`` (pass it as ``np.uint64(seed)``: an int64 compiles a second copy).
 * games ``start .. start+count-1``.
 * ``fns``: a tuple of three ``(bid, trump, play)`` tuples of compiled decision functions
-  (:data:`sim.moon.api.DECIDE_SIG`), one per seat (``MoonPolicy.fns()``).
+  (:data:`sim.moon.api.DECIDE_SIG`), one per seat (``Policy.decisions``, compiled).
 * ``params`` float64[MAX_SEATS, N_PARAMS].
 * outputs (zeroed, from :mod:`sim.moon.schema`'s ``Table.empty_array(count, MAX_SEATS, cap)``):
   ``games_out`` int64[count, GR.SIZE], ``seats_out`` int64[count, MAX_SEATS, SR.SIZE],

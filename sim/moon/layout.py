@@ -178,6 +178,13 @@ E = make_enum(
 
 N_RNG = 2 + 2 * MAX_SEATS  # the deal stream, then one policy stream per seat
 
+# --- scratch arrays of one game (engine.new_bufs): the decision view's copies and the deal's list
+Scratch = namedtuple("Scratch", ["pub", "acts", "opts", "own", "played", "params", "tiles", "rng"])
+Scratch.__doc__ = """Per-game scratch arrays: pub int32[PUB.SIZE] (the public view), acts
+int16[MAX_ACTS, A.SIZE] (the options as the seat sees them), opts int16[MAX_ACTS, A.SIZE] (the
+engine's own), own int8[N_TILES] / played int16[PL.SIZE] / params float64[N_PARAMS] / rng
+uint64[2] (the deciding seat's copies), tiles int64[N_TILES] (a deal's tile list)."""
+
 State = namedtuple("State", ["hands", "played", "g", "s", "rng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).
 

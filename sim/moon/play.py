@@ -55,7 +55,7 @@ def deck_array(decks) -> np.ndarray:
 
 
 class Game:
-    """One Moon game. ``policies``: three names / :class:`~.api.MoonPolicy` objects (see
+    """One Moon game. ``policies``: three names / :class:`~sim.policies.api.Policy` objects (see
     :func:`~.batch.resolve_policy`); ``decks``: deals of the first hands (:func:`deal`), later
     hands shuffle; ``first_bidder`` -1 = seeded random ([B4]); ``trace``: record events
     (True, or a capacity)."""

@@ -24,9 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import jit, kernel
-from ..policies.api import decision
+from ..policies.api import Policy, decision
 from ..rng import below
-from .api import MoonPolicy
 from .layout import (
     DEC,
     DOUBLES,
@@ -495,24 +494,30 @@ def count_play(own, pub, played, params, rng, acts, n):
 
 # ---------------------------------------------------------------- registry
 
-POLICIES: dict[str, MoonPolicy] = {
-    "random": MoonPolicy(
-        "random", random_bid, random_trump, random_play, {}, "uniform among legal options"
+POLICIES: dict[str, Policy] = {
+    "random": Policy(
+        "random",
+        bid=random_bid,
+        trump=random_trump,
+        play=random_play,
+        doc="uniform among legal options",
+        game="moon",
     ),
-    "greedy": MoonPolicy(
+    "greedy": Policy(
         "greedy",
-        greedy_bid,
-        greedy_trump,
-        greedy_play,
-        {},
-        "bids with 3+ tiles of a number; bidder plays high, defenders low",
+        bid=greedy_bid,
+        trump=greedy_trump,
+        play=greedy_play,
+        doc="bids with 3+ tiles of a number; bidder plays high, defenders low",
+        game="moon",
     ),
-    "count": MoonPolicy(
+    "count": Policy(
         "count",
-        count_bid,
-        count_trump,
-        count_play,
-        {"margin": 0.5},
-        "counts sure tricks to bid, declare and play; margin = optimism when bidding",
+        bid=count_bid,
+        trump=count_trump,
+        play=count_play,
+        params={"margin": 0.5},
+        doc="counts sure tricks to bid, declare and play; margin = optimism when bidding",
+        game="moon",
     ),
 }

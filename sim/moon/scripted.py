@@ -8,8 +8,7 @@ option and counts as a bad answer — so a test can see that an option was not o
 
 from __future__ import annotations
 
-from ..policies.api import decision
-from .api import MoonPolicy
+from ..policies.api import Policy, decision
 from .layout import DEC, PUB, A
 
 
@@ -44,11 +43,12 @@ def script_play(own, pub, played, params, rng, acts, n):
     return n - 1 if params[3] > 0 else 0
 
 
-SCRIPT = MoonPolicy(
+SCRIPT = Policy(
     "script",
-    script_bid,
-    script_trump,
-    script_play,
-    {"bid": 0.0, "discard": -1.0, "trump": 8.0, "play": 0.0},
-    "does what its parameters say (tests)",
+    bid=script_bid,
+    trump=script_trump,
+    play=script_play,
+    params={"bid": 0.0, "discard": -1.0, "trump": 8.0, "play": 0.0},
+    doc="does what its parameters say (tests)",
+    game="moon",
 )
