@@ -41,10 +41,14 @@ the seat (``bad_answers``, shown by ``loba simulate``).
 **The seal** (rules document A.8: nothing a policy reads or writes reaches hidden information
 or changes the game except through its answer). What is guaranteed, and how:
 
-* Every array is an exact-length slice of the game's own arrays (engine.decide): the seat's
-  hand, the melds and the pile in use, its parameter row, the options, the public history so
-  far; ``rng`` and ``mem`` are the seat's own stream and memory. No copy is made (measured:
-  copying every argument in and out cost 13% per turn).
+* Every array is exactly as long as what it holds: the seat's hand, the melds and the pile in
+  use, its parameter row, the options, the public history so far; ``rng`` and ``mem`` are the
+  seat's own stream and memory. For the game's own policies they are slices of the game's own
+  arrays (no copy: copying costs time on every decision). A plug-in seat (a policy or add-on
+  rule loaded from a file or module) gets copies in an arena of its own (engine.ask_arena: a
+  row per seat, padded with 4 KiB of zeros at each end), and only its stream and memory are
+  copied back: about +25% per turn for a table with one plug-in seat playing greedy-like code
+  (``python tests/arena_ab.py``), nothing for the others.
 * All arrays but ``rng`` and ``mem`` are typed read-only: a decision function that writes into
   one does not compile (:func:`sim.policies.api.compiled` refuses it with one sentence), nor
   does a helper it passes them to. ``acts`` holds the engine's own option rows; the engine acts
@@ -53,17 +57,21 @@ or changes the game except through its answer). What is guaranteed, and how:
   Numba's ``boundscheck``: an index past an end (or before the start, beyond Python's negative
   indices) raises ``IndexError`` in the function, so the options past ``n`` (another seat's),
   the next seat's hand after this one, the stock after the pile are out of reach. In a batch
-  (``simulate``, the runner) the exception stops the run; called through a
-  :class:`sim.policies.api.Handle` (``Game.step``), Numba can only print it ("Exception
-  ignored") and the call answers 0.
+  (``simulate``, the runner) the exception stops the run with one sentence naming the seat,
+  the decision and the game (:mod:`sim.faults`); a replay plays the game through the kernel
+  first, so it stops the same way.
 * Each seat draws from its own random stream, seeded from (seed, game, seat): it tells nothing
   about the deal or the other seats, and nothing a seat does to it changes another seat's.
 
 Not guaranteed: the bounds checks cover the decision function's own code, not helpers it calls
 that were compiled without them (a plug-in's own ``numba.njit(boundscheck=False)`` helpers) nor
-raw-pointer tricks: such code can read past an end into the rest of the game's arrays. In-process
-native code is no sandbox: the seal stops mistakes and every cheat that goes through the
-arguments, not deliberate memory forgery (tests/test_policy_seal.py tries each such cheat).
+raw pointers. For a plug-in seat such a helper reads its own copies or the arena's zeros, and
+writes before its stream or memory land in its own copies (tests/test_policy_arena.py); a read
+or write more than 4 KiB past an end, or through a raw pointer, reaches whatever memory is
+there. In-process native code is no sandbox: the seal stops mistakes and every cheat that goes
+through the arguments, not deliberate memory forgery. Untrusted code belongs in a process and
+a machine of its own (the child process a plug-in run plays in, ``LOBA_ISOLATE``, keeps a
+crash from taking the run down, not the game's memory from the plug-in).
 """
 
 from __future__ import annotations

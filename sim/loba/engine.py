@@ -614,18 +614,15 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
     the pile in use, its parameter row, the options, the history so far), all typed read-only
     in the signature, so a decision function that writes into one does not compile, and one
     that reads past an end raises (decision functions are bounds-checked); only the seat's own
-    random stream and memory are writable. No copy is made (measured: copying every argument
-    in and out cost 13% per turn). An answer outside ``0 .. n-1`` is a bad answer, counted per seat
-    (``S.BAD_ANSWERS``): it reads as the documented fallback, the first option, or "stop"
-    where stopping is an option (``may_stop``: plays, where -1 stops).
+    random stream and memory are writable. An answer outside ``0 .. n-1`` is a bad answer,
+    counted per seat (``S.BAD_ANSWERS``): it reads as the documented fallback, the first
+    option, or "stop" where stopping is an option (``may_stop``: plays, where -1 stops).
 
-    A seat whose policy the engine has its own copy of (:data:`BUILTIN`, in its parameter row
-    at ``PARAMS_W``: greedy) is answered by that copy, directly; any other seat by
-    :func:`ask_seat`, out of line. Measured (docs/performance.md): four greedy seats about
-    -10% per turn, other seats +3.5-6% (one more call). With the call through the table
-    left inline here the turn loop kept little of the gain (-2%), with the view built inline
-    and only the call out of line about -6%. ``tests/test_builtin.py`` checks the copy plays
-    the same games as the functions."""
+    Three ways to answer, by the seat's parameter row past ``PARAMS_W``: a policy the engine
+    has its own copy of (:data:`BUILTIN`: greedy) is answered by that copy, directly; a
+    plug-in seat (the flag after it) by :func:`ask_arena`, through copies in its own arena;
+    any other seat by :func:`ask_seat`, out of line, on the game's own arrays (no copy).
+    ``tests/test_builtin.py`` checks that all three play the same games."""
     pub = bufs.pub
     st.g[G.DECISIONS] += 1
     # (the rebuy is the seat's add-on rule, not its policy)
