@@ -21,7 +21,6 @@ from sim.policies import SeatError
 from sim.results import RunDirError
 from sim.rules import RuleError
 
-THREADS = click.IntRange(1, 1024)  # (more than the cores are used as the cores)
 USER_ERRORS = (RuleError, SeatError, GameError, RunDirError, ValueError, FileNotFoundError)
 
 
@@ -257,7 +256,7 @@ def out_options(writes: str, replacing: str | None = None):
 
 
 threads_option = click.option(
-    "--threads", default=None, type=THREADS, help="Kernel threads (default: all cores)."
+    "--threads", default=None, type=int, help="Kernel threads (default: all cores)."
 )
 
 
@@ -691,7 +690,7 @@ def check_meld_cmd(preset, sets, fmt, cards):
 @click.option(
     "--threads",
     default=None,
-    type=THREADS,
+    type=int,
     help="Kernel threads (default: all cores; with dask: per kernel call on a worker).",
 )
 @click.option(
@@ -709,7 +708,7 @@ def check_meld_cmd(preset, sets, fmt, cards):
 @click.option(
     "--chunk-size",
     default=None,
-    type=click.IntRange(1, 2**31 - 1),
+    type=int,
     help="Games per chunk, i.e. per Parquet part (default 8192; 512 with --rounds); with"
     " --resume, the missing games are played in parts of at most this size.",
 )
@@ -1377,7 +1376,7 @@ def summarize_cmd(run_dirs, labels, fmt):
 @click.option("--runs", default=60, show_default=True, type=int, help="Runs on distinct seeds.")
 @click.option("--games", default=4000, show_default=True, type=int, help="Games per run.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the first run.")
-@click.option("--threads", default=None, type=THREADS, help="Kernel threads (default: all cores).")
+@click.option("--threads", default=None, type=int, help="Kernel threads (default: all cores).")
 @format_option
 @verbose_option
 def calibrate_cmd(game, preset, sets, seats, runs, games, seed, threads, fmt):
@@ -1742,7 +1741,7 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     "--reps",
     default=8,
     show_default=True,
-    type=click.IntRange(1, 10**6),
+    type=int,
     help="state mode: branch pairs played per decision.",
 )
 @click.option(
@@ -1756,7 +1755,7 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     "--min-cases",
     default=30,
     show_default=True,
-    type=click.IntRange(1, 10**9),
+    type=int,
     help="state mode: cells with fewer decisions are marked too few to trust.",
 )
 @click.option(
@@ -1782,7 +1781,7 @@ REBUY_MODE_OPTIONS = {  # rebuy-value options read in one mode only: name -> (fl
     help="state mode: write the table by players_left,gap_band,rebuys_used with the rules id "
     "(CSV; .parquet or .json by the name), for seats on rebuy=table:FILE.",
 )
-@click.option("--threads", default=None, type=THREADS, help="Worker threads (policy mode).")
+@click.option("--threads", default=None, type=int, help="Worker threads (policy mode).")
 @field_option
 @format_option
 @verbose_option
@@ -1824,6 +1823,10 @@ def rebuy_value_cmd(
     seats = seats or get_game("loba").default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
+    from sim.runner import check_whole
+
+    check_whole("--reps", reps, 1, rb.MAX_REPS)  # (in either mode: never silently ignored)
+    check_whole("--min-cases", min_cases, 1, 10**9)
     if fields is not None and len(fields) > 1:
         for given, flag in (
             (plot_file, "--plot"),

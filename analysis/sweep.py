@@ -41,6 +41,8 @@ from pathlib import Path
 
 import polars as pl
 
+from sim.runner import check_threads
+
 from . import metrics as M
 from .bygame import analysis_of
 from .errors import AnalysisError
@@ -293,10 +295,11 @@ def _check_numbers(games, seed, threads) -> None:
         )
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise AnalysisError(f"The seed must be a whole number from 0 to 2^63-1, not {seed}.")
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-    ):
-        raise AnalysisError(f"--threads must be a whole number of at least 1, not {threads}.")
+    if threads is not None:
+        try:
+            check_threads(threads)
+        except ValueError as e:
+            raise AnalysisError(str(e)) from None
 
 
 def _rebuy_seatings(labels: list[str]) -> dict[str, tuple[list[str], list[str]]]:

@@ -104,13 +104,27 @@ def _deaf_to_ctrl_c() -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
+MAX_THREAD_ARG = 1024  # --threads above the cores plays on the cores; above this, a mistake
+MAX_CHUNK = 2**31 - 1
+
+
+def check_whole(name: str, value, lo: int, hi: int) -> None:
+    """``value`` is a whole number from ``lo`` to ``hi``, else a one-sentence ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        top = "2^31-1" if hi == MAX_CHUNK else f"{hi:,}"
+        raise ValueError(f"{name} must be a whole number from {lo} to {top}, not {value}.")
+
+
+def check_threads(threads) -> None:
+    check_whole("--threads", threads, 1, MAX_THREAD_ARG)
+
+
 def set_threads(threads: int | None) -> int:
     """Use ``threads`` worker threads (None: all the machine's); returns the count in use."""
     global _threads
     if threads is None:
         threads = MAX_THREADS
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"--threads must be a whole number of at least 1, not {threads}.")
+    check_threads(threads)
     _threads = min(threads, MAX_THREADS)
     return _threads
 
@@ -736,10 +750,8 @@ def _check_backend(backend: str, scheduler, workers, chunk_size, threads) -> Non
     from .isolated import isolation
 
     isolation()  # a bad LOBA_ISOLATE fails before anything is written
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-    ):
-        raise ValueError(f"--threads must be a whole number of at least 1, not {threads}.")
+    if threads is not None:
+        check_threads(threads)
     if backend not in BACKENDS:
         raise ValueError(f"Unknown backend '{backend}': choose local or dask.")
     if scheduler is not None and backend != "dask":
@@ -754,10 +766,8 @@ def _check_backend(backend: str, scheduler, workers, chunk_size, threads) -> Non
             )
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"--workers must be a whole number of at least 1, not {workers}.")
-    if chunk_size is not None and (
-        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
-    ):
-        raise ValueError(f"--chunk-size must be a whole number of at least 1, not {chunk_size}.")
+    if chunk_size is not None:
+        check_whole("--chunk-size", chunk_size, 1, MAX_CHUNK)
 
 
 def _execute(job, run, todo, progress, total, done, backend, scheduler, workers, threads):
