@@ -214,7 +214,7 @@ Environment:
   NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
 
 \b
-Shell completion (bash; zsh and fish alike, see the README):
+Shell completion (bash; zsh and fish alike, see docs/cli.md):
   eval "$(_LOBA_COMPLETE=bash_source loba)"
 """
 
