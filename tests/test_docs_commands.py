@@ -308,6 +308,14 @@ def test_rewrites_are_used():
     assert not stale, f"REWRITES entries no document shows: {stale}"
 
 
+def test_readme_keeps_the_two_setup_commands():
+    """The project's rule: the README always shows the two commands that set up a fresh
+    machine, install and run the main job, and install and run the tests."""
+    shown = [strip_comment(c.text) for c in commands("README.md")]
+    assert "pip install -e . && loba simulate --games 20000" in shown
+    assert "bash .ci/run" in shown
+
+
 def test_convention_helpers():
     assert scale("loba simulate --games 100000 --seed 7") == "loba simulate --games 1000 --seed 7"
     assert scale("loba simulate --games=500") == "loba simulate --games=500"
