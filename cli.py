@@ -215,7 +215,7 @@ Environment:
   NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
 
 \b
-Shell completion (bash; zsh and fish alike, see the README):
+Shell completion (bash; zsh and fish alike, see docs/cli.md):
   eval "$(_LOBA_COMPLETE=bash_source loba)"
 """
 
@@ -1026,7 +1026,9 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True
 )
-@click.option("--round", "only_round", type=int, default=None, help="Show one round only.")
+@click.option(
+    "--round", "only_round", type=int, default=None, help="Show one round (Moon: hand) only."
+)
 @verbose_option
 def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end, fmt, only_round):
     """Play game INDEX of a run again and show every move (text) or every event (jsonl).
@@ -1091,11 +1093,13 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
     )[0]
     log(f"replayed game {index} ({len(events):,} events) in {log.lap():.2f} s")
     log.kernel(spec.name)
-    if only_round is not None and not any(e.get("round") == only_round for e in events):
-        raise ValueError(f"Game {index} has no round {only_round}.")
+    unit = "hand" if any("hand" in e for e in events) else "round"  # Moon numbers hands
+    if only_round is not None and not any(e.get(unit) == only_round for e in events):
+        raise ValueError(f"Game {index} has no {unit} {only_round}.")
     if fmt == "jsonl":
-        if only_round is not None:
-            events = [e for e in events if e.get("round") in (None, only_round)]
+        if only_round is not None:  # the header and the end stay
+            keep = (None, only_round)
+            events = [e for e in events if e.get(unit) in keep or e["type"] in ("game", "end")]
         click.echo(to_jsonl(events), nl=False)
     else:
         click.echo(to_text(events, only_round), nl=False)

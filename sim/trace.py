@@ -2,9 +2,10 @@
 
 Game ``G`` of a run is fully determined by (game, rules, seats, seed, G). :func:`replay` plays
 it again with the game's kernel recording every event (:attr:`sim.game.GameSpec.replay`) and
-returns the events as JSON-ready dicts; each game documents its schema in its own trace module
-(Loba: its package's ``trace.py``). :func:`to_jsonl` writes them one per line, the form ``loba
-audit`` reads; :func:`to_text` hands them to the game's readable account.
+returns the events as JSON-ready dicts; each game decodes them in its own trace module (Loba:
+its package's ``trace.py``), and docs/traces.md documents both games' schemas. :func:`to_jsonl`
+writes them one per line, the form ``loba audit`` reads; :func:`to_text` hands them to the
+game's readable account.
 """
 
 from __future__ import annotations

@@ -199,3 +199,21 @@ def test_moon_analysis_bad_input_is_one_sentence(capsys, moon_runs, tmp_path, ar
     args = [a.format(a=moon_runs / "a", tmp=tmp_path) for a in args]
     code, _, err = run(capsys, *args)
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_replay_round_picks_a_moon_hand(capsys):
+    """``--round N`` of a Moon game is its hand N (Moon's events number hands), as text and as
+    JSON Lines (the header and the end kept); a hand the game lacks is one sentence, exit 2."""
+    args = ("replay", "--game", "moon", "--seed", "1", "--index", "3")
+    code, full, _ = run(capsys, *args, "--format", "jsonl")
+    events = [json.loads(x) for x in full.splitlines()]
+    hands = {e["hand"] for e in events if "hand" in e and e["type"] != "end"}
+    assert code == 0 and len(hands) >= 2
+    code, out, _ = run(capsys, *args, "--round", "2", "--format", "jsonl")
+    two = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and [e["type"] for e in (two[0], two[-1])] == ["game", "end"]
+    assert {e["hand"] for e in two[1:-1]} == {2} and len(two) < len(events)
+    code, out, _ = run(capsys, *args, "--round", "2")
+    assert code == 0 and "Hand 2 " in out and "Hand 1 " not in out
+    code, _, err = run(capsys, *args, "--round", "999")
+    assert code == 2 and "Game 3 has no hand 999." in err
