@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -74,6 +75,19 @@ def start_cli(*args, env=None) -> subprocess.Popen:
         text=True,
         start_new_session=True,
     )
+
+
+def end_cli(proc: subprocess.Popen, timeout: float = 30, signum=None) -> tuple[str, str]:
+    """Send ``signum`` to the process group (if given), then wait for the process's output;
+    whatever still runs after ``timeout`` is killed. Returns (stdout, stderr)."""
+    try:
+        if signum is not None:
+            os.killpg(proc.pid, signum)
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def wait_for_chunks(d: Path, n: int, proc: subprocess.Popen, timeout: float = 240) -> int:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from runs_util import assert_same_run, manifest, run_cli, start_cli
+from runs_util import assert_same_run, end_cli, manifest, run_cli, start_cli
 
 from sim.runner import stream_run
 
@@ -92,16 +92,6 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in text.split()]
 
 
-def _end(proc, timeout: float = 30):
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    return out, err
-
-
 def _resume_and_compare(capsys, d: Path, ref: Path) -> None:
     code, out, err = run_cli(capsys, "verify", d)
     assert code == 0, out + err  # every listed part whole, nothing else in the folders
@@ -126,7 +116,7 @@ def test_ctrl_c_stops_a_plugin_stuck_in_a_loop(
         _wait_written(d, bad[chunk] // chunk, proc)
         os.killpg(proc.pid, signal.SIGINT)  # the process group, as a terminal's Ctrl-C does
     finally:
-        _, err = _end(proc)
+        _, err = end_cli(proc)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip() == (
@@ -148,7 +138,7 @@ def test_ctrl_c_without_out_says_nothing_was_saved(tmp_path, reference):
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGINT)
     finally:
-        _, err = _end(proc)
+        _, err = end_cli(proc)
     assert proc.returncode == 130, err
     assert err.strip() == "Interrupted; nothing was saved (use --out DIR to keep finished chunks)."
 
@@ -157,7 +147,7 @@ def test_a_plugin_that_segfaults_is_named_and_the_run_resumes(tmp_path, capsys, 
     ref = reference("crash", 32)
     d = tmp_path / "run"
     proc = _start("crash", 32, 1, d, "auto")
-    _, err = _end(proc, timeout=240)
+    _, err = end_cli(proc, timeout=240)
     assert proc.returncode == 1, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     done = bad[32]
@@ -177,7 +167,7 @@ def test_a_segfault_in_process_leaves_a_resumable_run(tmp_path, capsys, referenc
     ref = reference("crash", 32)
     d = tmp_path / "run"
     proc = _start("crash", 32, 1, d, "0")
-    _, err = _end(proc, timeout=240)
+    _, err = end_cli(proc, timeout=240)
     assert proc.returncode == -signal.SIGSEGV
     code, out, _ = run_cli(capsys, "verify", d)
     # whole (every part it wrote is listed) or whole but for unlisted leftovers

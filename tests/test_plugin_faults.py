@@ -11,14 +11,13 @@ reported in (an oracle independent of the diagnosis).
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import time
 from pathlib import Path
 
 import pytest
-from runs_util import run_cli, start_cli
+from runs_util import end_cli, run_cli, start_cli
 
 import sim
 from sim.faults import PlayFault
@@ -195,12 +194,8 @@ def test_replay_names_a_crash_and_stops_on_ctrl_c(capsys, monkeypatch, first_bad
             assert proc.poll() is None and time.monotonic() < t
             time.sleep(0.05)
         time.sleep(3)  # the child is in the game (it loops from its first decision of game g)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        _, err = end_cli(proc, 30, signal.SIGINT)
     assert proc.returncode == 130, err
     assert err.strip().endswith("Interrupted."), err
 

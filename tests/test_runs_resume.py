@@ -4,12 +4,18 @@ run that was never interrupted: same part files, byte for byte."""
 
 from __future__ import annotations
 
-import os
 import signal
 
 import pyarrow.parquet as pq
 import pytest
-from runs_util import assert_same_run, manifest, run_cli, start_cli, wait_for_chunks
+from runs_util import (
+    assert_same_run,
+    end_cli,
+    manifest,
+    run_cli,
+    start_cli,
+    wait_for_chunks,
+)
 
 from sim.results import RunDir
 from sim.runner import stream_run
@@ -50,12 +56,8 @@ def test_interrupted_run_resumes_to_the_identical_result(tmp_path, capsys, refer
     proc = start_cli(*args, "--chunk-size", CHUNK, "--out", d, "--quiet")
     try:
         wait_for_chunks(d, 3, proc)
-        os.killpg(proc.pid, sig)  # the whole process group, as a terminal's Ctrl-C does
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    finally:  # the whole process group, as a terminal's Ctrl-C does
+        _, err = end_cli(proc, 120, sig)
     if sig == signal.SIGINT:
         assert proc.returncode == 130
         assert err.strip().startswith("Interrupted: ") and err.strip().endswith(
@@ -79,12 +81,8 @@ def test_interrupted_dask_run_resumes_locally_to_the_identical_result(tmp_path, 
     proc = start_cli(*args, "--chunk-size", CHUNK, "--out", d, "--backend", "dask", "--workers", 2)
     try:
         wait_for_chunks(d, 3, proc)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        _, err = end_cli(proc, 120, signal.SIGINT)
     assert proc.returncode == 130 and "loba simulate --resume" in err
     _check_interrupted(d)
     code, _, err = run_cli(capsys, "simulate", "--resume", d, "--quiet")

@@ -80,43 +80,16 @@ def probe_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
 
 
 DOC = "greedy, but armed by LOBA_TEST_MISBEHAVE=1 it {} at about one decision in `every`"
-hang = Policy(
-    "hang",
-    draw,
-    hang_play,
-    discard,
-    params={"armed": ARMED, "every": 600.0},
-    doc=DOC.format("loops forever"),
+
+
+def _greedy_but(name: str, play, doc: str, armed: float = ARMED) -> Policy:
+    return Policy(name, draw, play, discard, params={"armed": armed, "every": 600.0}, doc=doc)
+
+
+hang = _greedy_but("hang", hang_play, DOC.format("loops forever"))
+crash = _greedy_but("crash", crash_play, DOC.format("writes out of bounds (segfault)"))
+probe = _greedy_but(
+    "probe", probe_play, "greedy, but answers out of range where the others misbehave", 1.0
 )
-crash = Policy(
-    "crash",
-    draw,
-    crash_play,
-    discard,
-    params={"armed": ARMED, "every": 600.0},
-    doc=DOC.format("writes out of bounds (segfault)"),
-)
-probe = Policy(
-    "probe",
-    draw,
-    probe_play,
-    discard,
-    params={"armed": 1.0, "every": 600.0},
-    doc="greedy, but answers out of range where hang and crash misbehave",
-)
-fail = Policy(
-    "fail",
-    draw,
-    fail_play,
-    discard,
-    params={"armed": ARMED, "every": 600.0},
-    doc=DOC.format("raises ValueError"),
-)
-peek = Policy(
-    "peek",
-    draw,
-    peek_play,
-    discard,
-    params={"armed": ARMED, "every": 600.0},
-    doc=DOC.format("reads past the end of its hand (IndexError)"),
-)
+fail = _greedy_but("fail", fail_play, DOC.format("raises ValueError"))
+peek = _greedy_but("peek", peek_play, DOC.format("reads past the end of its hand (IndexError)"))
