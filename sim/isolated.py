@@ -29,6 +29,7 @@ from .runner import (
     ChunkError,
     ChunkJob,
     Sink,
+    finished,
     play_retried,
     set_threads,
     stopped_by,
@@ -247,7 +248,7 @@ def died(code: int | None, doing: str, seats, run=None, keeps: bool = True) -> s
     if run is not None:
         p = run.path
         kept = (
-            f"; the {len(run.done)} finished chunks ({run.games_done()} games) are kept in"
+            f"; the {finished(run)} ({run.games_done()} games) are kept in"
             f" '{p}' and 'loba simulate --resume {p}' finishes the run"
         )
     elif keeps:

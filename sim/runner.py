@@ -599,6 +599,12 @@ def stopped_by(job: ChunkJob, k, exc: BaseException, run: RunDir | None) -> Base
     return chunk_failed(job, k, exc, run)
 
 
+def finished(run: RunDir) -> str:
+    """"N finished chunks" ("1 finished chunk")."""
+    n = len(run.done)
+    return f"{n} finished chunk{'' if n == 1 else 's'}"
+
+
 def kept_words(run: RunDir | None, until: str = "") -> str:
     """ "; the run stopped; the N finished chunks are kept in 'P' and 'loba simulate --resume
     P' finishes the run [until]" (the run's list written first), or "" without a run."""
@@ -615,7 +621,7 @@ def kept_words(run: RunDir | None, until: str = "") -> str:
             f" starts it again{then}"
         )
     return (
-        f"; the run stopped, the {len(run.done)} finished chunks ({run.games_done()} games)"
+        f"; the run stopped, the {finished(run)} ({run.games_done()} games)"
         f" are kept in '{p}' and 'loba simulate --resume {p}' finishes the run{then}"
     )
 
@@ -631,7 +637,7 @@ def chunk_failed(job: ChunkJob, k, exc: BaseException, run: RunDir | None) -> Ch
             run.drop_pending()
     reason = f"{type(exc).__name__}: {exc}".strip().rstrip(".").replace("\n", " ")
     where = (
-        f"; the {len(run.done)} finished chunks are kept in '{run.path}' and"
+        f"; the {finished(run)} are kept in '{run.path}' and"
         f" 'loba simulate --resume {run.path}' finishes the run"
         if run is not None
         else ""
@@ -649,7 +655,7 @@ def write_failed(run: RunDir, piece: Piece | None, exc: BaseException) -> ChunkE
     p = run.path
     return ChunkError(
         f"Could not write {what} to '{p}' ({why(exc)}); the run stopped, the"
-        f" {len(run.done)} finished chunks ({run.games_done()} games) are kept and"
+        f" {finished(run)} ({run.games_done()} games) are kept and"
         f" 'loba simulate --resume {p}' finishes the run once there is room."
     )
 
