@@ -1027,7 +1027,11 @@ def bench_cmd(games, game, seats, preset, sets, fmt):
     "--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True
 )
 @click.option(
-    "--round", "only_round", type=int, default=None, help="Show one round (Moon: hand) only."
+    "--round",
+    "only_round",
+    type=int,
+    default=None,
+    help="Show only round N (in a game played in hands: hand N).",
 )
 @verbose_option
 def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end, fmt, only_round):
@@ -1093,7 +1097,7 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
     )[0]
     log(f"replayed game {index} ({len(events):,} events) in {log.lap():.2f} s")
     log.kernel(spec.name)
-    unit = "hand" if any("hand" in e for e in events) else "round"  # Moon numbers hands
+    unit = spec.part  # (the key the game's events number its parts by)
     if only_round is not None and not any(e.get(unit) == only_round for e in events):
         raise ValueError(f"Game {index} has no {unit} {only_round}.")
     if fmt == "jsonl":

@@ -78,6 +78,7 @@ class GameSpec:
     addons: dict  # add-on kind -> (registry name -> AddOnRule, default name)
     tables: tuple[Table, ...]  # games, seats, then the detail table (rounds / hands)
     max_seats: int
+    part: str  # what a game is played in, as its events number it: "round", "hand"
     default_seats: str
     play_batch: Callable  # see the module docstring
     detail_cap: Callable  # (RuleSet) -> rows per game the detail table may need

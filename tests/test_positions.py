@@ -257,3 +257,26 @@ def test_replay_from_mid_turn_in_text_says_where_the_turn_stands(capsys, tmp_pat
     code, out, _ = run(capsys, "replay", "--position", f, "--seed", "1")
     assert code == 0 and "seat 0 to move (about to discard)" in out
     assert "seat 0 goes out in one turn (-10 bonus)" in out
+
+
+def test_a9_a15_a16_a_seat_that_has_put_cards_down_holds_at_least_three_fewer():
+    """[A9] a turn draws one card and discards one; plays only take cards away, and a seat's
+    first put-down is a meld of at least three cards ([A15], [A16]): once it has put cards
+    down this round it holds at most hand_size - 3 (one more while on turn after its draw)."""
+    melded = {"table": [{"cards": "9C 9D 9H", "owner": 1}], "melded": [1], "placed": [1]}
+    six = "2C 4C 6C 8C 10C QC"
+    ok = load_position({**BASE, **melded, "hands": [BASE["hands"][0], six, BASE["hands"][2]]})
+    assert len(ok.hands[1]) == 6
+    seven = six + " 2D"
+    with pytest.raises(PositionError) as e:
+        load_position({**BASE, **melded, "hands": [BASE["hands"][0], seven, BASE["hands"][2]]})
+    assert str(e.value) == (
+        "'hands[1]' holds 7 cards, but seat 1 has put cards on the table this round, a meld of"
+        " at least 3 first, so it holds at most 6 [A9][A15][A16]."
+    )
+    # the seat on turn, after its draw, in the turn it put its first meld down: 10 - 3 = 7
+    mover = {**BASE, "phase": "play", "table": ["9C 9D 9H"], "melded": [0]}
+    seven0 = "4H 5H 6H 7H 8H 3S KD"
+    assert len(load_position({**mover, "hands": [seven0, *BASE["hands"][1:]]}).hands[0]) == 7
+    with pytest.raises(PositionError, match=r"holds 8 cards.*at most 7 \[A9\]"):
+        load_position({**mover, "hands": [seven0 + " 2S", *BASE["hands"][1:]]})

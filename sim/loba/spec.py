@@ -41,6 +41,7 @@ SPEC = GameSpec(
     addons={"rebuy": (REBUY_RULES, "always")},
     tables=TABLES,
     max_seats=MAX_SEATS,
+    part="round",
     default_seats="greedy,greedy,greedy,greedy",
     play_batch=play_batch,
     detail_cap=lambda rules: rules.max_rounds_per_game,

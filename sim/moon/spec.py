@@ -78,6 +78,7 @@ SPEC = GameSpec(
     addons={},
     tables=TABLES,
     max_seats=MAX_SEATS,
+    part="hand",
     default_seats="count,count,count",
     play_batch=play_batch,
     detail_cap=lambda rules: rules.max_hands_per_game,
