@@ -279,7 +279,7 @@ class _NoLiteralDispatcher(CPUDispatcher):
 # (numba/numba#8989, #9204; numba/numba-cuda#688). In this project's engine that was over a third
 # of its compile time. Copying all blocks of one function with one shared memo copies the scope
 # once, as one ``deepcopy`` of the whole function would: the same IR, so the same machine code
-# (tests/test_jit_inline.py compares the two). Installed when Numba first inlines (not at
+# (tests/core/test_jit_inline.py compares the two). Installed when Numba first inlines (not at
 # import: a run from the cache never loads it), only where Numba's code is the code this was
 # written against; ``LOBA_FAST_INLINE=0`` turns it off (for A/B measures).
 

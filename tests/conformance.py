@@ -1,7 +1,7 @@
 """Random play-outs with invariant checks after every turn (STYLE.md 9).
 
 Checked after every step of the kernel, independently of it: every card accounted for; every
-table meld valid by the oracle (tests/oracle.py); melds only grow and jokers never leave the
+table meld valid by the oracle (sim/loba/oracle.py); melds only grow and jokers never leave the
 table within a round ([A19], [A23]); hand sizes match the cards held; and at each round's end
 the scores add up ([A27]-[A30]), the pot equals what was paid ([A4], [A30]) and, at the end,
 the winner holds it ([A33]); every game ends.

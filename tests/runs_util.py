@@ -1,4 +1,4 @@
-"""Helpers for the tests of streamed, resumable and Dask runs (tests/test_runs_*.py)."""
+"""Helpers for the tests of streamed, resumable and Dask runs (tests/core/test_runs_*.py)."""
 
 from __future__ import annotations
 

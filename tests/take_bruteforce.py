@@ -14,8 +14,8 @@ It prints how many cases were allowed and refused, how many exercised each hard 
 the table, an end joker that jumps in the witness, joker lay-offs, duplicate-heavy hands, an
 unmelded seat that melds first, a non-maximal meld, new_meld_only, go_out_needs_discard), and
 every disagreement (the first few as readable cards and tables); exit status 1 on any.
-``tests/test_take_rule.py`` runs the same comparison on a few thousand cases, and
-``tests/test_moves_complete.py`` uses :func:`gen_state` for the move generator.
+``tests/loba/test_take_rule.py`` runs the same comparison on a few thousand cases, and
+``tests/loba/test_moves_complete.py`` uses :func:`gen_state` for the move generator.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ or changes the game except through its answer). What is guaranteed, and how:
   rule loaded from a file or module) gets copies in an arena of its own (engine.ask_arena: a
   row per seat, padded with 4 KiB of zeros at each end), and only its stream and memory are
   copied back: about +25% per turn for a table with one plug-in seat playing greedy-like code
-  (``python tests/arena_ab.py``), nothing for the others.
+  (``python tests/tools/arena_ab.py``), nothing for the others.
 * All arrays but ``rng`` and ``mem`` are typed read-only: a decision function that writes into
   one does not compile (:func:`sim.policies.api.compiled` refuses it with one sentence), nor
   does a helper it passes them to. ``acts`` holds the engine's own option rows; the engine acts
@@ -66,7 +66,7 @@ or changes the game except through its answer). What is guaranteed, and how:
 Not guaranteed: the bounds checks cover the decision function's own code, not helpers it calls
 that were compiled without them (a plug-in's own ``numba.njit(boundscheck=False)`` helpers) nor
 raw pointers. For a plug-in seat such a helper reads its own copies or the arena's zeros, and
-writes before its stream or memory land in its own copies (tests/test_policy_arena.py); a read
+writes before its stream or memory land in its own copies (tests/loba/test_policy_arena.py); a read
 or write more than 4 KiB past an end, or through a raw pointer, reaches whatever memory is
 there. In-process native code is no sandbox: the seal stops mistakes and every cheat that goes
 through the arguments, not deliberate memory forgery. Untrusted code belongs in a process and

@@ -622,7 +622,7 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
     has its own copy of (:data:`BUILTIN`: greedy) is answered by that copy, directly; a
     plug-in seat (the flag after it) by :func:`ask_arena`, through copies in its own arena;
     any other seat by :func:`ask_seat`, out of line, on the game's own arrays (no copy).
-    ``tests/test_builtin.py`` checks that all three play the same games."""
+    ``tests/loba/test_builtin.py`` checks that all three play the same games."""
     pub = bufs.pub
     st.g[G.DECISIONS] += 1
     # (the rebuy is the seat's add-on rule, not its policy)

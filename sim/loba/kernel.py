@@ -207,7 +207,7 @@ again inside its caller (measured: docs/performance.md, compile time)."""
 @functools.cache
 def engine_sigs() -> Engine:
     """The signatures of :class:`Engine`'s functions: the types every command hands
-    :func:`drive` (``tests/test_cold_compile.py`` checks them against ``numba.typeof``)."""
+    :func:`drive` (``tests/core/test_cold_compile.py`` checks them against ``numba.typeof``)."""
     R = RULES.make().to_array()
     st = numba.typeof(blank_state())
     bufs = numba.typeof(blank_bufs(R))
@@ -323,7 +323,7 @@ def share_calls() -> list[tuple]:
 def compile_share() -> None:
     """Compile the engine but its turn loop (the child compiles that, :func:`precompile`):
     :func:`~.engine.step` (the deal and the settlement) and :func:`drive`, typed exactly as
-    :func:`call` hands them over (:func:`sim.jit.compile_share`; ``tests/test_cold_compile.py``
+    :func:`call` hands them over (:func:`sim.jit.compile_share`; ``tests/core/test_cold_compile.py``
     checks the types agree)."""
     for fn, argtypes in share_calls():
         if argtypes is None:

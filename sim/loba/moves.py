@@ -142,7 +142,7 @@ def has_window(m, J, mn):
     When ``mn <= J + 2`` that is two naturals at most ``max(mn, J + 2) - 1`` positions apart
     (a window of that length around them fits in 1..14 and has at most J gaps); otherwise the
     window is ``mn`` long and needs ``mn - J`` >= 3 naturals. Bit tricks for the common cases,
-    a sliding count for the rest; tests/test_oracle_melds.py checks it against a brute force.
+    a sliding count for the rest; tests/loba/test_oracle_melds.py checks it against a brute force.
     """
     if mn <= J + 2:
         for d in range(1, max(mn, J + 2)):

@@ -4,7 +4,7 @@ A seat may take the top discard ``c`` exactly when some legal sequence of this t
 a card of identity ``c`` on the table (identical cards are interchangeable), and while it still
 holds it, every play it makes must leave such a sequence open. :func:`can_place` decides that
 for a hand that holds ``c``. It is exact, not a heuristic; the reasoning (checked against a
-brute-force search over play sequences in ``tests/test_take_rule.py``):
+brute-force search over play sequences in ``tests/loba/test_take_rule.py``):
 
 * **A new meld with c.** Any meld built this turn from hand cards, laid off onto or not, ends as
   a legal meld of hand cards, and every legal meld can be put down directly ([A9]; a joker may

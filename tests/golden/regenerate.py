@@ -3,7 +3,7 @@
     python tests/golden/regenerate.py
 
 Writes one JSON Lines trace per case in CASES plus VERSION (the RULES_VERSION they were made
-with). tests/test_audit.py replays every case and compares it with its file exactly.
+with). tests/loba/test_audit.py replays every case and compares it with its file exactly.
 """
 
 from __future__ import annotations

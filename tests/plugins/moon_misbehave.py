@@ -1,4 +1,4 @@
-"""Moon plug-ins that misbehave on purpose (tests/test_plugin_faults.py): greedy's decisions,
+"""Moon plug-ins that misbehave on purpose (tests/core/test_plugin_faults.py): greedy's decisions,
 except that with ``armed=1`` a bid raises (``fail``: ValueError) or reads past the end of its
 hand (``peek``: the bounds check's IndexError) at a rare decision, and ``probe`` answers out of
 range there instead (a bad answer, counted per seat: the first game with one is the game the

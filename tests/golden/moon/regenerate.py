@@ -4,7 +4,7 @@ RULES_VERSION, ``sim/moon/rules.py``).
     python tests/golden/moon/regenerate.py
 
 Writes one JSON Lines trace per case in CASES plus VERSION (the Moon RULES_VERSION they were
-made with). tests/test_moon_golden.py replays every case and compares it with its file, line
+made with). tests/moon/test_moon_golden.py replays every case and compares it with its file, line
 for line, byte for byte (the first line, the game's header, may list a knob added since at
 its default).
 """

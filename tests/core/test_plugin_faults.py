@@ -22,7 +22,7 @@ from runs_util import end_cli, run_cli, start_cli
 import sim
 from sim.faults import PlayFault
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 LOBA = PLUGINS / "misbehave.py"
 MOON = PLUGINS / "moon_misbehave.py"
 GAMES, SEED = 400, 12

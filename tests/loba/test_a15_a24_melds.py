@@ -245,7 +245,7 @@ def test_a23_table_jokers_change_only_by_jokers_put_down_in_whole_games():
     assert placed > 50 and moved > 5  # jokers did reach the table, and [A22] moves happened
 
 
-DUMPER = f"{Path(__file__).parent / 'plugins' / 'jokers.py'}:joker_dumper"  # wants to dump JK
+DUMPER = f"{Path(__file__).parents[1] / 'plugins' / 'jokers.py'}:joker_dumper"  # wants to dump JK
 
 
 def hand_of(g, seat):

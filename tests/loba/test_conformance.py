@@ -52,7 +52,7 @@ def test_conformance_rule_variants(overrides):
 
 def test_conformance_without_jit():
     """A small sample with NUMBA_DISABLE_JIT=1: the same code, as plain Python."""
-    here = Path(__file__).parent
+    here = Path(__file__).parents[1]
     code = (
         "import conformance\n"
         "from sim.rules import make_rules\n"

@@ -15,7 +15,7 @@ from sim.moon.tiles import parse_tile
 from sim.moon.trace import replay_position
 from sim.position import PositionError
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "moon_play.toml"
 
 # the deal behind every position below: seat 1 passes, seat 2 bids 5, seat 0 bids 21;

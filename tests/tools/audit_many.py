@@ -1,7 +1,7 @@
 """The slow audit job: replay and audit many games of one game over every preset x registered
 policy x player count (plus a mixed-seat cell per preset).
 
-    python tests/audit_many.py --games 100000 [--game loba|moon] [--workers 2] [--seed 1]
+    python tests/tools/audit_many.py --games 100000 [--game loba|moon] [--workers 2] [--seed 1]
                                [--offset 0]
 
 Blocks of games are audited in turn from every cell, so a run stopped early has covered every

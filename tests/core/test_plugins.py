@@ -10,7 +10,7 @@ import pytest
 import sim
 from sim.policies import SeatError, parse_seat
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]
 ROOT = HERE.parent
 MIRROR = str(HERE / "plugins" / "mirror.py")
 CAUTIOUS = str(ROOT / "examples" / "cautious.py")
@@ -95,7 +95,7 @@ def test_a_decision_that_does_not_compile_is_one_sentence(tmp_path, capsys):
 def test_bad_answers_read_as_the_fallback_and_are_counted_per_seat():
     """engine.decide: out-of-range answers are counted (seats.bad_answers) and read as the
     first option (draw, discard), stop (plays) or decline (rebuy) — the game still ends."""
-    wild = str(Path(__file__).parent / "plugins" / "wild.py")
+    wild = str(Path(__file__).parents[1] / "plugins" / "wild.py")
     res = sim.simulate(
         "pagat", f"{wild}:wild_policy+rebuy={wild}:wild_rebuy,greedy,greedy", games=40, seed=2
     )

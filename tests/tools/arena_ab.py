@@ -2,7 +2,7 @@
 seats, the same engine, the same chunks of games, with the seat's arena flag on and off
 (alternating, one thread, CPU time), and the same games either way.
 
-    python tests/arena_ab.py [SEAT] [--reps 20] [--games 1000]
+    python tests/tools/arena_ab.py [SEAT] [--reps 20] [--games 1000]
 
 SEAT is a plug-in seat (default tests/plugins/smallest.py:smallest); the other three seats are
 greedy. Reports ns per turn with and without the arena and the median paired ratio.
@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main() -> None:

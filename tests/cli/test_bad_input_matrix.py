@@ -25,7 +25,7 @@ import cli
 import sim
 from sim.runner import ChunkError, stream_run
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 SEATS = "greedy,greedy,greedy"
 
 INTS = ["0", "-1", str(2**63), str(10**30), "", "ü", "1.5", "abc"]

@@ -10,7 +10,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 DRAWS = re.compile(r"\b\w*_plot\(|\bplt\.|\.plot\(|subplots\(")  # a cell that makes a figure
 SMALL = {
     "01_quickstart.ipynb": {"GAMES": 300},

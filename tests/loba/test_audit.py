@@ -20,7 +20,7 @@ from sim.loba.rules import PRESETS, RULES_VERSION
 from sim.testing import quick_seat
 from sim.trace import replay, to_jsonl, to_text
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 POLICIES = list(get_game("loba").policies)  # the registry: a new policy is covered
 
 
@@ -331,5 +331,5 @@ def test_replay_and_audit_from_the_command_line(tmp_path):
 def test_a11_new_meld_only_a_laid_off_taken_card_is_not_placed(game):
     # rami (new_meld_only): a seat that took a discard laid its only copy off; the engine had
     # offered that lay-off as if a meld with the card were still possible (found by
-    # tests/audit_many.py --seed 3: random seats, these games)
+    # tests/tools/audit_many.py --seed 3: random seats, these games)
     assert auditor.audit_events(replay("rami", "random,random,random", seed=3, game=game)) == []

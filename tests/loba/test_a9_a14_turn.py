@@ -44,7 +44,7 @@ def cs(text):
     return sorted(C(t) for t in text.split())
 
 
-SMALLEST = f"{Path(__file__).parent / 'plugins' / 'smallest.py'}:smallest"  # smallest meld first
+SMALLEST = f"{Path(__file__).parents[1] / 'plugins' / 'smallest.py'}:smallest"  # smallest meld first
 GO_OUT_POLICIES = ["greedy", "hold", SMALLEST]
 
 

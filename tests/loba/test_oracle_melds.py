@@ -1,4 +1,4 @@
-"""The compiled meld logic against the independent oracle (tests/oracle.py), rules [A15]-[A22].
+"""The compiled meld logic against the independent oracle (sim/loba/oracle.py), rules [A15]-[A22].
 
 Three kernel entry points are compared with the oracle:
 
@@ -8,7 +8,7 @@ Three kernel entry points are compared with the oracle:
 * ``moves.gen_new_melds`` (through ``moves.list_plays`` with an empty table): exactly the
   oracle's :func:`~sim.loba.oracle.all_new_melds`, each once ([A9]: any legal meld, not only
   the largest; every copy choice, every window, every joker placement).
-  ``tests/test_moves_complete.py`` compares whole option lists, lay-offs included.
+  ``tests/loba/test_moves_complete.py`` compares whole option lists, lay-offs included.
 
 Generated cases come from seeded ``random.Random`` streams; the literal tables below them are
 named by rule id.

@@ -104,7 +104,7 @@ print(calls["short"], calls["none"], calls["melds"])
 
 def test_a9_engine_shortcut_matches_the_full_search_in_games():
     """Every policy of the registry sits at the table; each shortcut search is redone in full."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore", PYTHONPATH=str(root))
     out = subprocess.run(
         [sys.executable, "-c", ENGINE_CHECK], env=env, capture_output=True, text=True, timeout=900

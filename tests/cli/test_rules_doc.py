@@ -16,9 +16,9 @@ import pytest
 
 from sim.loba.rules import KNOBS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "rules.md"
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"
 
 RULE_ID = re.compile(r"\[([AB]\d+[a-z]?)\]")
 # A line that starts a paragraph or a bullet with a rule id: "- [A14b] ...", "[B3] ...".

@@ -21,7 +21,7 @@ from runs_util import assert_same_run, end_cli, manifest, run_cli, start_cli
 
 from sim.runner import stream_run
 
-PLUG = Path(__file__).parent / "plugins" / "misbehave.py"
+PLUG = Path(__file__).parents[1] / "plugins" / "misbehave.py"
 GAMES, SEED = 640, 12
 CHUNKS = (32, 128)
 

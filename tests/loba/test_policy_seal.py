@@ -25,7 +25,7 @@ from sim.loba.rules import KNOBS
 from sim.policies import SeatError, parse_seat
 from sim.policies.api import compiled
 
-CHEATS = str(Path(__file__).parent / "plugins" / "cheats.py")
+CHEATS = str(Path(__file__).parents[1] / "plugins" / "cheats.py")
 
 
 def _same_games(a, b) -> None:
@@ -161,7 +161,7 @@ def test_history_capacity_covers_the_default_turn_cap():
 def test_bad_answers_are_in_the_run_summary(capsys):
     import cli
 
-    wild = str(Path(__file__).parent / "plugins" / "wild.py")
+    wild = str(Path(__file__).parents[1] / "plugins" / "wild.py")
     code = cli.main(["simulate", "--games", "20", "--seats", f"{wild}:wild_policy,greedy"])
     out = capsys.readouterr().out
     assert code == 0

@@ -12,7 +12,7 @@ from sim.loba.cards import JOKER, parse_card
 from sim.loba.layout import MELD, G, M
 from sim.loba.position import PositionError, load_position, moves
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "one_turn.toml"
 BASE = {
     "rules": "pagat",

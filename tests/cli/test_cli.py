@@ -13,7 +13,7 @@ import pytest
 
 import cli
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 
 def run(capsys, *args):
@@ -295,7 +295,7 @@ def test_kernel_cached_looks_for_index_files_without_compiling(tmp_path, monkeyp
 
 def test_compile_notice_is_one_plain_line_on_stderr(capsys, monkeypatch):
     """On a cold cache the first line, before anything compiles, says so with the estimate
-    for this machine (the pieces then follow: tests/test_cold_compile.py); on a warm cache, or
+    for this machine (the pieces then follow: tests/core/test_cold_compile.py); on a warm cache, or
     with --quiet, nothing is said."""
     from sim import jit
 

@@ -27,7 +27,7 @@ from sim.loba.layout import SeatFns
 from sim.loba.spec import SPEC
 from sim.policies import parse_seats
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_the_package_on_a_cold_cache_compiles_nothing(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from runs_util import run_cli
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 MOON_LOBA_SEATS = (ROOT / "examples" / "moon_play.toml").read_text().replace(
     'seats = ["count", "count", "count"]', 'seats = ["hold", "hold", "hold"]'

@@ -18,7 +18,7 @@ from sim.loba.play import Game
 from sim.loba.spec import SPEC
 from sim.policies import parse_seats
 
-CHEATS = Path(__file__).parent / "plugins" / "cheats.py"
+CHEATS = Path(__file__).parents[1] / "plugins" / "cheats.py"
 
 
 def _seats(name: str) -> str:

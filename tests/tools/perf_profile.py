@@ -4,7 +4,7 @@ Numba's machine code has no symbols ``perf`` can see; this script writes
 ``/tmp/perf-<pid>.map`` (the format ``perf report`` reads for JIT code) from the dispatchers'
 own function names and addresses, then plays games on one thread:
 
-    perf record -F 4000 -o perf.data python tests/perf_profile.py 20000
+    perf record -F 4000 -o perf.data python tests/tools/perf_profile.py 20000
     perf report -i perf.data --no-children --sort symbol
 
 Used for the figures in docs/performance.md. Sizes in the map are the gaps between functions,
@@ -16,12 +16,12 @@ out of the process (``/tmp/NAME.bin``, its address in ``/tmp/NAME.addr``), and
 ``--annotate NAME`` then maps the samples of ``perf.data`` onto ``objdump`` of that code::
 
     F=sim.loba.engine.play_turns
-    perf record -F 10000 -o perf.data python tests/perf_profile.py 40000 --dump $F
-    python tests/perf_profile.py --annotate $F perf.data > play_turns.txt
+    perf record -F 10000 -o perf.data python tests/tools/perf_profile.py 40000 --dump $F
+    python tests/tools/perf_profile.py --annotate $F perf.data > play_turns.txt
 
 (each instruction with its sample count, then the hottest windows). Samples pile up just after
 a mispredicted branch or a slow load, not on it: read a window, and let a paired A/B
-(``tests/ab_bench.py``) decide.
+(``tests/tools/ab_bench.py``) decide.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ each engine's median ns per turn and the median of the paired per-chunk ratios a
 first revision, and checks that every engine played the same number of turns (the same games;
 true for deterministic seats such as ``greedy``).
 
-    python tests/ab_bench.py e6bfef6 HEAD            # 30 x 1,500 games each, 4 x greedy, pagat
-    python tests/ab_bench.py e6bfef6 HEAD WORKTREE   # WORKTREE = the files as they are now
-    python tests/ab_bench.py main HEAD --clock cpu   # a loaded machine: CPU time, not wall
+    python tests/tools/ab_bench.py e6bfef6 HEAD            # 30 x 1,500 games each, 4 x greedy, pagat
+    python tests/tools/ab_bench.py e6bfef6 HEAD WORKTREE   # WORKTREE = the files as they are now
+    python tests/tools/ab_bench.py main HEAD --clock cpu   # a loaded machine: CPU time, not wall
 
 Each revision compiles once (about 35 s) into its own Numba cache folder. Needs ``sim/``'s
 imports to be relative, which they are.
@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # each revision compiles here: a child compiling "sim.loba.kernel" would compile the working
 # tree's package, and the share of the compile the parent then takes would type that package
 os.environ["LOBA_COMPILE_ASIDE"] = "0"

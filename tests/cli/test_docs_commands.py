@@ -52,7 +52,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
 RUN_LANGS = {"bash", "sh", "shell", "console", "python"}
 TIMEOUT = 600  # seconds, one command
@@ -109,16 +109,16 @@ REWRITES: dict[str, tuple[str | None, str]] = {
     ),
     'time LOBA_CACHE_DIR="$(mktemp -d)" loba simulate --games 2000': (
         None,
-        "compiles every kernel from nothing (20-60 s); tests/test_cold_compile.py checks the"
+        "compiles every kernel from nothing (20-60 s); tests/core/test_cold_compile.py checks the"
         " cold start's pieces",
     ),
-    "python tests/ab_bench.py 042db55 HEAD --clock cpu --reps 30 --games 1000": (
-        "python tests/ab_bench.py --help",
+    "python tests/tools/ab_bench.py 042db55 HEAD --clock cpu --reps 30 --games 1000": (
+        "python tests/tools/ab_bench.py --help",
         "compiles one engine per revision (about 35 s each) from the git history, which the"
         " scratch directory lacks: its options are checked",
     ),
-    "python tests/ab_bench.py HEAD WORKTREE --reps 12": (
-        "python tests/ab_bench.py --help > /dev/null",
+    "python tests/tools/ab_bench.py HEAD WORKTREE --reps 12": (
+        "python tests/tools/ab_bench.py --help > /dev/null",
         "as above",
     ),
     "dask worker tcp://HOST:8786 --nworkers 1": (None, "run by the 'dask scheduler' rewrite"),
@@ -391,7 +391,7 @@ def test_doc_commands_run(doc, doc_results):
         print(f"  {t:6.1f} s  {c.doc}:{c.line}  {c.run.splitlines()[0][:90]}")
 
 
-if __name__ == "__main__":  # list what would run: python tests/test_docs_commands.py [DOC...]
+if __name__ == "__main__":  # list what would run: python tests/cli/test_docs_commands.py [DOC...]
     for doc in sys.argv[1:] or DOCS:
         for c in commands(doc):
             flag = "" if c.run == c.text else f"   <- {c.note or 'scaled'}"

@@ -33,7 +33,7 @@ def test_readme_tables_are_the_declared_tables():
 
     from sim.schema import markdown
 
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     readme = "".join(p.read_text() for p in [root / "README.md", *sorted(root.glob("docs/*.md"))])
     shown = 0
     for game in game_names():
