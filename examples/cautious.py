@@ -20,8 +20,9 @@ with the plug-in signature, so the kernel calls it directly, without Python in t
 """
 
 from sim.loba.cards import JOKER
+from sim.loba.greedy import best_discard, best_play
 from sim.loba.layout import DRAW, PUB
-from sim.loba.policies import best_discard, best_play, opponent_close
+from sim.loba.policies.hold import opponent_close
 from sim.loba.rules import RULE
 from sim.policies.api import Policy, decision
 

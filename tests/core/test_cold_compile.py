@@ -22,8 +22,9 @@ from numba.core import types
 from sim import jit
 from sim.compiling import Piece
 from sim.games import get_game
-from sim.loba import engine, greedy, kernel, policies
+from sim.loba import engine, greedy, kernel
 from sim.loba.layout import SeatFns
+from sim.loba.policies import hold, smart
 from sim.loba.spec import SPEC
 from sim.policies import parse_seats
 
@@ -48,7 +49,7 @@ def test_importing_the_package_on_a_cold_cache_compiles_nothing(tmp_path):
 def test_functions_given_signatures_compile_for_those_alone():
     jit.compile_signed()
     assert not jit._SIGNED
-    for fn in (greedy.going_out, policies.take_goes_out, policies.fewest_left):
+    for fn in (greedy.going_out, hold.take_goes_out, smart.fewest_left):
         assert len(fn.signatures) == 1 and not fn._can_compile, fn
     assert greedy.going_out.signatures == [greedy.GOING_OUT_SIG.args]
 

@@ -33,6 +33,7 @@ from sim.loba.layout import (
     M,
 )
 from sim.loba.moves import list_plays
+from sim.loba.policies.careful import C_RANKS
 from sim.rules import make_rules
 
 POLICY = P.POLICIES["smart"]
@@ -172,7 +173,7 @@ def test_smart_prefers_a_rank_the_next_player_threw_away():
     args = view("JD 10C", history=history)
     assert discarded(P.greedy_discard, args) == "JD"
     assert discarded(P.smart_discard, args) == "10C"
-    assert int(args[-1][P.C_RANKS]) == 1 << 10
+    assert int(args[-1][C_RANKS]) == 1 << 10
 
 
 def test_smart_dumps_points_when_an_opponent_is_close_to_going_out():

@@ -6,8 +6,9 @@ the ones that write their own stream or memory must change nothing but themselve
 import numba
 import numpy as np
 
+from sim.loba.greedy import best_discard, out_or_largest
 from sim.loba.layout import JOKER, PUB
-from sim.loba.policies import best_discard, greedy_draw, out_or_largest
+from sim.loba.policies import greedy_draw
 from sim.policies.api import AddOnRule, Policy, decision
 
 

@@ -1,7 +1,8 @@
 """A plug-in that re-exports greedy's decisions under a new name: running it through the
 plug-in path must give exactly greedy's games."""
 
-from sim.loba.policies import best_discard, greedy_draw, out_or_largest
+from sim.loba.greedy import best_discard, out_or_largest
+from sim.loba.policies import greedy_draw
 from sim.policies.api import Policy, decision
 
 

@@ -16,7 +16,8 @@ import os
 import numba
 import numpy as np
 
-from sim.loba.policies import best_discard, best_play, greedy_draw
+from sim.loba.greedy import best_discard, best_play
+from sim.loba.policies import greedy_draw
 from sim.policies.api import Policy, decision
 
 ARMED = 1.0 if os.environ.get("LOBA_TEST_MISBEHAVE", "") not in ("", "0") else 0.0

@@ -1,0 +1,331 @@
+"""``wary`` and ``careful``: greedy whose discard reads what the seat has seen.
+
+* ``wary``    ``greedy`` that reads the round's history (``hist``) and keeps what it learnt in
+  its memory (``mem``): at the discard it avoids a card the next active player showed it can
+  use (the rank of a discard it took or a pierna it put down, a suit neighbour of a discard it
+  took, an end of an escalera it put down), when a card it could not use costs at most
+  ``margin`` more by greedy's discard key (ties broken as greedy does).
+* ``careful`` ``greedy`` whose discard counts what it has seen: a card helps a meld only while
+  a card that would complete it is unseen (hand, pile, table); a card that extends a meld on
+  the table is kept (``keep`` points: it is a lay-off once the seat has melded) and more so
+  when the next active player may take it to lay it off (``danger``); a card of a rank the
+  next player discarded this round (read from ``hist`` into ``mem``) costs ``safe`` less.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...jit import kernel
+from ...policies.api import decision
+from ..cards import rank_of, suit_of
+from ..greedy import best_discard, card_cost
+from ..layout import DRAW, HT, JOKER, MELD, PUB, ST, H, M
+from ..moves import pos_card
+from ..rules import PIERNA, RULE, TAKE
+
+# ---------------------------------------------------------------- wary
+
+# wary's memory (mem slots): the round it last read, history rows read, then what it learnt
+# of the next player this round: cards they could use (a 53-bit mask, exact in a float64) and
+# the escaleras they put down (meld ids 0-31, 32-63: two 32-bit masks)
+W_ROUND, W_ROWS, W_CARDS, W_ESC_LO, W_ESC_HI = 0, 1, 2, 3, 4
+
+
+@kernel
+def next_active_seat(pub):
+    """The next seat to the left that is still in the game (who may take my discard)."""
+    me = pub[PUB.SEAT]
+    np_ = pub[PUB.NP]
+    for k in range(1, np_ + 1):
+        q = (me + k) % np_
+        if pub[PUB.STATUS + q] == ST.ACTIVE:
+            return q
+    return me
+
+
+@kernel
+def rank_bits(r):
+    """The four cards of rank ``r``, as a card mask."""
+    m = 0
+    for u in range(4):
+        m |= 1 << (u * 13 + r - 1)
+    return m
+
+
+@kernel
+def wary_scan(hist, pub, mem):
+    """Read the history rows not read yet into ``mem``: the next player's discard takes (the
+    same rank, and the suit neighbours, become dangerous) and melds (a pierna's rank; an
+    escalera's id, whose current ends are dangerous). Returns (cards mask, escalera ids)."""
+    if mem[W_ROUND] != pub[PUB.ROUND]:
+        for i in range(5):
+            mem[i] = 0.0
+        mem[W_ROUND] = pub[PUB.ROUND]
+    q = next_active_seat(pub)
+    cards = np.int64(mem[W_CARDS])
+    esc = np.int64(mem[W_ESC_LO]) | (np.int64(mem[W_ESC_HI]) << 32)
+    for i in range(int(mem[W_ROWS]), hist.shape[0]):
+        if hist[i, H.SEAT] != q:
+            continue
+        t = hist[i, H.TYPE]
+        if t == HT.DRAW and hist[i, H.KIND] == DRAW.DISCARD and hist[i, H.CARD] != JOKER:
+            d = hist[i, H.CARD]
+            r = rank_of(d)
+            b = suit_of(d) * 13
+            cards |= rank_bits(r) | (1 << (b + (r - 2) % 13)) | (1 << (b + r % 13))
+        elif t == HT.MELD:
+            if hist[i, H.KIND] == MELD.PIERNA:
+                cards |= rank_bits(hist[i, H.KEY])
+            else:
+                esc |= 1 << hist[i, H.MELD]
+    mem[W_ROWS] = hist.shape[0]
+    mem[W_CARDS] = cards
+    mem[W_ESC_LO] = esc & 0xFFFFFFFF
+    mem[W_ESC_HI] = (esc >> 32) & 0xFFFFFFFF
+    return cards, esc
+
+
+@kernel
+def extends(melds, esc, c):
+    """Whether natural ``c`` extends one of the escaleras in ``esc`` (ids) at an end."""
+    r = rank_of(c)
+    s = suit_of(c)
+    for i in range(melds.shape[0]):
+        if (esc >> i) & 1 == 0 or melds[i, M.KIND] != MELD.ESCALERA or melds[i, M.KEY] != s:
+            continue
+        lo = melds[i, M.LO]
+        hi = melds[i, M.HI]
+        if r == lo - 1 or r == hi + 1 or (r == 1 and hi == 13):
+            return True
+    return False
+
+
+@decision
+def wary_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """greedy's discard, unless the next player could use it: then the best card it could not
+    use, if that costs at most ``margin`` more (greedy's card cost: penalty points minus 4 per
+    helping card held)."""
+    cards, esc = wary_scan(hist, pub, mem)
+    b = best_discard(hand, pub, acts, n)
+    c = acts[b, 0]
+    if c == JOKER or ((cards >> c) & 1 == 0 and not extends(melds, esc, c)):
+        return b
+    best = -1
+    key = -(1 << 30)
+    for i in range(n):
+        c = acts[i, 0]
+        if c == JOKER or (cards >> c) & 1 == 1 or extends(melds, esc, c):
+            continue
+        k = card_cost(c, hand, pub) * 64 + c % 13
+        if k > key:
+            key = k
+            best = i
+    if (
+        best < 0
+        or card_cost(acts[b, 0], hand, pub) - card_cost(acts[best, 0], hand, pub) > params[0]
+    ):
+        return b
+    return best
+
+
+# ---------------------------------------------------------------- careful
+
+C_ROUND, C_ROWS, C_NEXT, C_RANKS = 0, 1, 2, 3  # careful's memory: see careful_scan
+
+
+@kernel(inline="always")
+def _seen_add(v1, v2, v3, b):
+    """Saturating bit-sliced counters: bit x of vk is set when k copies of x were added."""
+    return v1 | b, v2 | (v1 & b), v3 | (v2 & b)
+
+
+@kernel
+def known_copies(hand, melds, pile):
+    """Masks (>= 1, >= 2, >= 3 copies) of the naturals the seat can see: its hand, the
+    discard pile and the table."""
+    v1 = 0
+    v2 = 0
+    v3 = 0
+    for c in range(JOKER):
+        for _ in range(min(int(hand[c]), 3)):
+            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(c))
+    for i in range(pile.shape[0]):
+        c = pile[i]
+        if c >= 0 and c != JOKER:
+            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(c))
+    for i in range(melds.shape[0]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = melds[i, M.KEY]
+            for s in range(4):
+                for _ in range(min(int(melds[i, M.C0 + s]), 3)):
+                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(s * 13 + r - 1))
+        else:
+            s = melds[i, M.KEY]
+            for p in range(melds[i, M.LO], melds[i, M.HI] + 1):
+                if not (melds[i, M.JMASK] >> p) & 1:
+                    v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(pos_card(p, s)))
+    return v1, v2, v3
+
+
+@kernel(inline="always")
+def all_seen(x, decks, v1, v2, v3):
+    """Every copy of natural ``x`` is in sight (none left to draw)."""
+    if decks <= 1:
+        return (v1 >> x) & 1 == 1
+    if decks == 2:
+        return (v2 >> x) & 1 == 1
+    return (v3 >> x) & 1 == 1
+
+
+@kernel
+def careful_scan(hist, pub, mem):
+    """Read the history rows not read yet into ``mem``: the ranks the next active player
+    discarded this round (bit r of ``mem[C_RANKS]``). Returns that mask."""
+    q = next_active_seat(pub)
+    if mem[C_ROUND] != pub[PUB.ROUND] or mem[C_NEXT] != q or mem[C_ROWS] > hist.shape[0]:
+        mem[C_ROUND] = pub[PUB.ROUND]
+        mem[C_NEXT] = q
+        mem[C_ROWS] = 0.0
+        mem[C_RANKS] = 0.0
+    ranks = int(mem[C_RANKS])
+    for i in range(int(mem[C_ROWS]), hist.shape[0]):
+        if hist[i, H.SEAT] == q and hist[i, H.TYPE] == HT.DISCARD and hist[i, H.CARD] != JOKER:
+            ranks |= 1 << int(rank_of(hist[i, H.CARD]))
+    mem[C_ROWS] = hist.shape[0]
+    mem[C_RANKS] = ranks
+    return ranks
+
+
+@kernel
+def extends_table(melds, pub, c):
+    """Does natural ``c`` extend a meld on the table (a lay-off for whoever may lay off:
+    an escalera end of its suit, a pierna of its rank that takes its suit, [A21])?"""
+    r = rank_of(c)
+    s = suit_of(c)
+    decks = pub[PUB.RULES + RULE.DECKS]
+    three = pub[PUB.RULES + RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    for i in range(melds.shape[0]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            if melds[i, M.KEY] != r or melds[i, M.C0 + s] >= decks:
+                continue
+            if melds[i, M.C0 + s] > 0:
+                return True
+            ns = 0
+            for t in range(4):
+                ns += melds[i, M.C0 + t] > 0
+            if not three and ns < 3:
+                return True
+        elif melds[i, M.KEY] == s:
+            lo = melds[i, M.LO]
+            hi = melds[i, M.HI]
+            if hi - lo + 1 >= 13:
+                continue
+            if r == lo - 1 or r == hi + 1 or (r == 1 and hi == 13):
+                return True
+    return False
+
+
+@kernel
+def may_take_to_lay_off(melds, pub, q):
+    """May seat ``q`` take a discard to lay it off ([A11], [A20]: a meld of its own first)?"""
+    if pub[PUB.RULES + RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY:
+        return False
+    if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0:
+        return True
+    for i in range(melds.shape[0]):
+        if melds[i, M.OWNER] == q:
+            return True
+    return False
+
+
+@kernel
+def live_help(c, hand, pub, v1, v2, v3):
+    """How much natural ``c`` helps a meld in ``hand`` (greedy's "useful", counted only while a
+    card that would complete the meld is unseen): 2 per other suit of its rank held (a pierna,
+    while a suit the hand lacks is unseen), 3 per same-suit neighbour one position away (while
+    a card at either end of the pair is unseen), 1 per neighbour two away (while the card
+    between is unseen); jokers aside."""
+    decks = pub[PUB.RULES + RULE.DECKS]
+    r = rank_of(c)
+    s = suit_of(c)
+    useful = 0
+    # partners of a pierna: other suits of the rank, while a third suit is unseen
+    held = 0
+    for t in range(4):
+        if hand[t * 13 + r - 1] > 0:
+            held += 1
+    if held >= 2:
+        live = False
+        for t in range(4):
+            if hand[t * 13 + r - 1] == 0 and not all_seen(t * 13 + r - 1, decks, v1, v2, v3):
+                live = True
+        useful += 2 * (held - 1) if live else 0
+    # run neighbours: one or two positions away, while a card between or beyond is unseen
+    ps = (1, 14) if r == 1 else (r, r)
+    for j in range(2 if r == 1 else 1):
+        p = ps[j]
+        for d in (-2, -1, 1, 2):
+            x = p + d
+            if x < 1 or x > 14 or hand[pos_card(x, s)] == 0:
+                continue
+            if d == 1 or d == -1:
+                a = min(p, x) - 1
+                b = max(p, x) + 1
+                ok = (a >= 1 and not all_seen(pos_card(a, s), decks, v1, v2, v3)) or (
+                    b <= 14 and not all_seen(pos_card(b, s), decks, v1, v2, v3)
+                )
+                useful += 3 if ok else 0
+            else:
+                mid = (p + x) // 2
+                useful += 0 if all_seen(pos_card(mid, s), decks, v1, v2, v3) else 1
+    return useful
+
+
+@kernel
+def careful_terms(cost, c, melds, pub, feeds, ranks, danger, safe, keep):
+    """``cost`` with careful's table and history terms: ``keep`` less for a card that extends
+    a table meld, ``danger`` less again when the next player (``feeds``) may take it to lay it
+    off, ``safe`` more for a rank the next player discarded this round (``ranks``)."""
+    if extends_table(melds, pub, c):
+        cost -= keep  # a lay-off for me once I have melded
+        if feeds:
+            cost -= danger  # and for the next player now
+    if (ranks >> rank_of(c)) & 1:
+        cost += safe
+    return cost
+
+
+@kernel
+def careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight):
+    """careful's discard (below) with each penalty point weighing ``weight`` (smart's hurry);
+    ``params[0:3]`` = danger, safe, keep."""
+    ranks = careful_scan(hist, pub, mem)
+    q = next_active_seat(pub)
+    v1, v2, v3 = known_copies(hand, melds, pile)
+    feeds = may_take_to_lay_off(melds, pub, q)
+    best = 0
+    key = -(1 << 40)
+    for i in range(n):
+        c = int(acts[i, 0])
+        if c == JOKER:
+            k = -1000 * 64
+        else:
+            r = rank_of(c)
+            v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
+            cost = weight * v - 4 * live_help(c, hand, pub, v1, v2, v3)
+            cost = careful_terms(cost, c, melds, pub, feeds, ranks, params[0], params[1], params[2])
+            k = int(cost * 64) + c % 13
+        if k > key:
+            key = k
+            best = i
+    return best
+
+
+@decision
+def careful_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """greedy's discard key, made careful with what the seat has seen: a helping card counts
+    only while a card that would complete the meld is still unseen (hand, pile, table), a card
+    the next player could lay off on the table costs ``danger`` more points, and one of a rank
+    the next player discarded this round (the history) ``safe`` points less."""
+    return careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, 1.0)

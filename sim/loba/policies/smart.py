@@ -1,0 +1,177 @@
+"""``smart``: careful's discard, holding for the bonus, ordered plays, a late dump.
+
+* ``smart``   ``careful``'s discard (dead cards counted with ``known_copies``, a card kept only
+  while it can still complete a meld, no lay-off fed to the next player, the next player's
+  discards read from ``hist`` into ``mem``: ``danger``, ``safe``, ``keep``), plus four things.
+  It holds its melds for the one-turn bonus ([A28], as ``hold``) while nothing of its own is on
+  the table, every opponent holds more than ``patience`` cards and at most ``reach`` cards of
+  its hand are loose (no play puts them down): then it stops without playing unless some
+  ordering goes out at once. It takes the discard whenever the engine offers it (the card then
+  goes onto the table, [A11]/[A12], so it always advances a meld), except while holding with at
+  most ``grab`` loose cards before the draw, when it takes it only to go out at once and else
+  draws from the stock. When it plays, it plays the option after which playing largest-first
+  leaves the fewest cards in hand, then the fewest points (``greedy``: the largest meld). And
+  when an opponent holds ``close`` cards or fewer, each penalty point weighs ``1 + dump`` in
+  its discard key.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+
+from ...jit import jit, kernel
+from ...policies.api import decision
+from ..greedy import (
+    array_type,
+    best_play,
+    cards_covered,
+    going_out,
+    loose_cards,
+    may_go_out,
+    option_out,
+)
+from ..layout import DRAW, HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, ST, A, M
+from ..moves import gen_layoffs, gen_new_melds, hand_value, options_bound, view_rules
+from ..rules import RULE
+from .careful import careful_pick
+from .hold import take_goes_out
+
+# smart's parameter slots, in the order of its ``params``
+S_DANGER, S_SAFE, S_KEEP, S_PATIENCE, S_REACH, S_GRAB, S_CLOSE, S_DUMP = range(8)
+
+# (hand, melds, pub) as a decision function hands them over (read-only)
+_VIEW = (
+    array_type(types.int8, 1, True),
+    array_type(types.int16, 2, True),
+    array_type(types.int32, 1, True),
+)
+
+
+@kernel
+def fewest_opponent_cards(pub):
+    """The fewest cards any other active player holds (a large number when none is left)."""
+    me = pub[PUB.SEAT]
+    m = 1 << 20
+    for q in range(pub[PUB.NP]):
+        if q != me and pub[PUB.STATUS + q] == ST.ACTIVE and pub[PUB.HAND_N + q] < m:
+            m = pub[PUB.HAND_N + q]
+    return m
+
+
+@jit(types.int64(*_VIEW))
+def loose_in_hand(hand, melds, pub):
+    """Cards of the hand that no play open to the seat now puts down (new melds, and lay-offs
+    once it may lay off, [A20]): what it still lacks to go out in one turn."""
+    R = view_rules(pub)
+    h = np.zeros(HAND_W, dtype=np.int8)
+    hn = 0
+    for i in range(N_IDS):
+        h[i] = hand[i]
+        hn += hand[i]
+    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
+    n = gen_new_melds(h, hn, R, opts, 0)
+    if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
+        n = gen_layoffs(h, hn, melds, pub[PUB.NMELDS], R, opts, n)
+    return loose_cards(hand, cards_covered(opts, n))
+
+
+@jit(types.int64(*_VIEW, array_type(types.int16, 2, True), types.int64))
+def fewest_left(hand, melds, pub, acts, n):
+    """The option after which playing largest-first leaves the fewest cards in hand, then the
+    fewest penalty points ([A3]); ties: greedy's order (largest meld, high end). Going out, when
+    some ordering does, leaves the fewest cards of all."""
+    R = view_rules(pub)
+    nm = pub[PUB.NMELDS]
+    seat = pub[PUB.SEAT]
+    h = np.zeros(HAND_W, dtype=np.int8)
+    melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
+    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
+    ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
+    best = -1
+    best_key = np.int64(1) << 62
+    for i in range(n):
+        left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
+        points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
+        g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        key = (np.int64(left) * 100000 + points) * 10000 - g
+        if key < best_key:
+            best_key = key
+            best = i
+    return best
+
+
+@kernel
+def smart_holding(pub, params):
+    """Still playing for the one-turn bonus ([A28]): nothing of the seat's on the table this
+    round, and every opponent holds more than ``patience`` cards."""
+    return pub[PUB.PLACED] == 0 and fewest_opponent_cards(pub) > params[S_PATIENCE]
+
+
+@kernel(readonly=("hand", "melds", "pile", "pub", "params", "acts"))
+def smart_take(hand, melds, pile, pub, params, acts, n):
+    """smart's draw (below)."""
+    stock = 0
+    take = -1
+    for i in range(n):
+        if acts[i, 0] == DRAW.DISCARD:
+            take = i
+        else:
+            stock = i
+    if take < 0:
+        return stock
+    if not smart_holding(pub, params) or loose_in_hand(hand, melds, pub) > params[S_GRAB]:
+        return take
+    return take if take_goes_out(hand, melds, pile, pub) else stock
+
+
+@kernel(readonly=("hand", "melds", "pub", "params", "acts"))
+def smart_next(hand, melds, pub, params, acts, n):
+    """smart's play (below)."""
+    if pub[PUB.TAKEN] < 0 and smart_holding(pub, params):
+        if loose_cards(hand, cards_covered(acts, n)) <= params[S_REACH]:
+            if may_go_out(hand, melds, pub, acts, n):
+                k = going_out(hand, melds, pub, acts, n, -1)[0]
+                if k >= 0:
+                    return k
+            return -1
+    if n >= 2:
+        return fewest_left(hand, melds, pub, acts, n)
+    return best_play(acts, n)
+
+
+@kernel(readonly=("hand", "melds", "pile", "pub", "params", "acts", "hist"))
+def smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem):
+    """smart's discard (below)."""
+    weight = 1.0
+    if fewest_opponent_cards(pub) <= params[S_CLOSE]:
+        weight += params[S_DUMP]
+    return careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight)
+
+
+@decision
+def smart_draw(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """The discard when it is offered (so it goes onto the table this turn, [A11]/[A12]),
+    unless the seat holds for the bonus and is close to it (at most ``grab`` cards its melds
+    do not use): then only when it goes out at once."""
+    return smart_take(hand, melds, pile, pub, params, acts, n)
+
+
+@decision
+def smart_play(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """Holding for the bonus with at most ``reach`` cards no play puts down: go out if some
+    ordering does, else stop. Otherwise play everything, each time the play after which
+    largest-first leaves the fewest cards (then points) in hand."""
+    return smart_next(hand, melds, pub, params, acts, n)
+
+
+@decision
+def smart_discard(hand, melds, pile, pub, params, rng, acts, n, hist, mem):
+    """careful's discard (``danger``, ``safe``, ``keep``), in a hurry when an opponent holds
+    ``close`` cards or fewer: each penalty point then weighs ``1 + dump``."""
+    return smart_throw(hand, melds, pile, pub, params, acts, n, hist, mem)
+
+
+# smart's defaults as an array (mc hands them to its own smart play; the registry checks
+# them against smart's Policy)
+SMART_PARAMS = np.array([6.0, 2.0, 6.0, 3.0, 6.0, 3.0, 2.0, 2.0], dtype=np.float64)
