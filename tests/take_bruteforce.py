@@ -334,27 +334,27 @@ def meld_free(hand, rules) -> bool:
 
 
 def kernel_take(hand, table, melded, rules, c) -> bool:
-    """The engine's answer at the draw (``engine.take_ok``: its cheap necessary test, then the
+    """The engine's answer at the draw (``options.take_ok``: its cheap necessary test, then the
     search ``takes.can_place``) on a state holding the case: ``melded`` ([A20]) is the seat's
     own meld this round; the seat's meld-free mark as the engine would have set it. When the
     mark is set, the answer without it must agree (the test's shortcut changes no answer)."""
-    from sim.loba import engine
+    from sim.loba import options, state
 
     R = rules.to_array()
     st = case_state(hand, table, melded, rules)
-    got = bool(engine.take_ok(st, R, 0, c, engine.new_bufs(R)))
+    got = bool(options.take_ok(st, R, 0, c, state.new_bufs(R)))
     if st.s[0, S.MELD_FREE]:
         st.s[0, S.MELD_FREE] = 0
-        if bool(engine.take_ok(st, R, 0, c, engine.new_bufs(R))) != got:
+        if bool(options.take_ok(st, R, 0, c, state.new_bufs(R))) != got:
             return not got  # (reported as a disagreement with the oracle)
     return got
 
 
 def case_state(hand, table, melded, rules):
     """A game state holding the case for seat 0 (see :func:`kernel_take`)."""
-    from sim.loba import engine
+    from sim.loba import state
 
-    st = engine.new_state()
+    st = state.new_state()
     st.g[G.NP] = 2
     st.hands[0, :53] = hand_array(hand)
     st.s[0, S.HAND_N] = sum(hand)
@@ -367,10 +367,10 @@ def case_state(hand, table, melded, rules):
 
 def route_problem(hand, table, melded, rules, c, want) -> str | None:
     """The two halves of the engine's cheap test, each against the oracle: a take the oracle
-    allows with c in a new meld (under ``new_meld_only``) needs ``engine.meld_may_work``; one
-    it allows only with c laid off needs ``engine.layoff_may_work``. (The whole test can hold
+    allows with c in a new meld (under ``new_meld_only``) needs ``options.meld_may_work``; one
+    it allows only with c laid off needs ``options.layoff_may_work``. (The whole test can hold
     by the other half: most cases near c pass the first.)"""
-    from sim.loba import engine
+    from sim.loba import options
 
     if not want or c == JOKER or rules.discard_take != "meld_or_layoff":
         return None
@@ -378,9 +378,9 @@ def route_problem(hand, table, melded, rules, c, want) -> str | None:
     st = case_state(hand, table, melded, rules)
     held = int(held_bits(st.hands[0])[0])
     if oracle.take_possible(hand, table, melded, rules.replace(discard_take="new_meld_only"), c):
-        if not engine.meld_may_work(st.hands[0], R, c, held):
+        if not options.meld_may_work(st.hands[0], R, c, held):
             return "meld_may_work refuses a take into a new meld"
-    elif not engine.layoff_may_work(st, R, 0, c, held):
+    elif not options.layoff_may_work(st, R, 0, c, held):
         return "layoff_may_work refuses a take by lay-off"
     return None
 

@@ -4,52 +4,33 @@ One function per phase: :func:`deal_round` ([A5]-[A8]), :func:`play_turn` ([A9]-
 [A20]-[A26]), :func:`score_round` ([A27]-[A28]), :func:`settle_round` ([A29]-[A33]);
 :func:`step` makes one transition (``sim.loba.kernel.play_game`` runs them to the end of a
 game). All of them work on a :class:`State` (sim.loba.layout), so a game can be copied at
-any point and played on.
+any point and played on. Beside it: :mod:`sim.loba.state` (a blank state and scratch, forking,
+the start of a game, the seats' order, the history), :mod:`sim.loba.options` (the plays a seat
+may make, whether it may take the discard) and :mod:`sim.loba.gate` (the decision gate).
 
 Policies are called through one tuple of first-class functions per decision kind (draw, play,
 discard) and one for the rebuy rule (one entry per seat), all of signature
-:data:`sim.loba.api.DECIDE_SIG`, always through the one gate :func:`decide`; they receive only
-the deciding seat's hand, the table melds, the discard pile and the public array ``pub`` (rules
-document A.8), never another hand or the stock order.
+:data:`sim.loba.api.DECIDE_SIG`, always through the one gate :func:`~sim.loba.gate.decide`;
+they receive only the deciding seat's hand, the table melds, the discard pile and the public
+array ``pub`` (rules document A.8), never another hand or the stock order.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..events import ev, ev_push, new_trace, tracing  # noqa: F401  (new_trace: re-exported)
-from ..jit import jit, kernel
-from ..rng import below, shuffle
-from .cards import rank_of, suit_of
-from .greedy import discard_natural, greedy_choice
+from ..events import ev, ev_push, tracing
+from ..jit import kernel
+from ..rng import shuffle
+from .gate import decide, own_greedy
+from .greedy import discard_natural
 from .layout import (
-    AR_ACTS,
-    AR_HAND,
-    AR_HIST,
-    AR_MELDS,
-    AR_MEM,
-    AR_PARAMS,
-    AR_PILE,
-    AR_PUB,
-    AR_RNG,
-    ARENA_PAD,
-    BUILTIN,
     DEC,
     DRAW,
-    HAND_W,
-    HIST_CAP,
     HT,
     JOKER,
-    MAX_CARDS,
-    MAX_MELDS,
-    MAX_SEATS,
     MELD,
-    MEM_N,
     N_IDS,
-    PARAMS_W,
     PH,
     PLAY,
-    PUB,
     RR,
     RS,
     ST,
@@ -58,73 +39,18 @@ from .layout import (
     A,
     E,
     G,
-    H,
     M,
     S,
-    Scratch,
-    State,
 )
-from .moves import (
-    apply_play,
-    bit_index,
-    copy_rows,
-    copy_rows2,
-    gen_layoffs_wanted,
-    gen_new_melds_with,
-    hand_value,
-    has_window,
-    held_bits,
-    options_bound,
-    pierna_accepts,
-    popcount,
-    pos_card,
-    suit_bits,
-)
-from .rules import JOKER_DISCARD, PIERNA, RULE, TAKE
-from .takes import can_place, places, search_bound
+from .moves import apply_play, bit_index, hand_value, held_bits
+from .options import NO_MELD, gen_plays_with, keep_placeable, lay_wants, take_may_work, take_search
+from .rules import JOKER_DISCARD, RULE
+from .state import hist_add, n_active, next_seat
+from .takes import places
 
-NO_MELD = -2  # gen_plays: lay-offs only (the hand holds no new meld)
 TURN_ON = 0
 TURN_OUT = 1
 TURN_VOID = 2
-HIST_PAD = 64  # zero rows before and after the history (policies are handed its first rows)
-
-
-@jit
-def new_state():
-    """A blank game state (all arrays zeroed)."""
-    return State(
-        np.zeros((MAX_SEATS, HAND_W), dtype=np.int8),
-        np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
-        np.zeros(MAX_CARDS, dtype=np.int16),
-        np.zeros(MAX_CARDS, dtype=np.int16),
-        np.zeros(G.SIZE, dtype=np.int64),
-        np.zeros((MAX_SEATS, S.SIZE), dtype=np.int64),
-        np.zeros(2 + 2 * MAX_SEATS, dtype=np.uint64),
-        np.zeros((HIST_CAP + 2 * HIST_PAD, H.SIZE), dtype=np.int16)[HIST_PAD : HIST_PAD + HIST_CAP],
-        np.zeros((MAX_SEATS, MEM_N), dtype=np.float64),
-    )
-
-
-@kernel
-def copy_state(src, dst):
-    """Copy every array of ``src`` into ``dst`` (fork a game). Loops, not slice assignment:
-    Numba compiles a broadcasting assignment with its error messages (seconds of compile)."""
-    for q in range(src.hands.shape[0]):
-        copy_rows(src.hands[q], dst.hands[q], src.hands.shape[1])
-    copy_rows2(src.melds, dst.melds, src.melds.shape[0])
-    copy_rows(src.stock, dst.stock, src.stock.shape[0])
-    copy_rows(src.pile, dst.pile, src.pile.shape[0])
-    copy_rows(src.g, dst.g, G.LAY_W)  # the scalars; of the per-meld masks, the melds in use
-    nm = min(src.g[G.NMELDS], MAX_MELDS)
-    for i in range(nm):
-        dst.g[G.LAY_W + i] = src.g[G.LAY_W + i]
-        dst.g[G.TK_D + i] = src.g[G.TK_D + i]
-        dst.g[G.TK_E + i] = src.g[G.TK_E + i]
-    copy_rows2(src.s, dst.s, src.s.shape[0])
-    copy_rows(src.rng, dst.rng, src.rng.shape[0])
-    copy_rows2(src.mem, dst.mem, src.mem.shape[0])
-    copy_rows2(src.hist, dst.hist, min(src.g[G.HIST_N], HIST_CAP))
 
 
 @kernel
@@ -132,58 +58,6 @@ def ev_stock(tr, st, i):
     """Payload: the stock, top first."""
     for k in range(st.g[G.STOCK_N] - 1, -1, -1):
         ev_push(tr, i, st.stock[k])
-
-
-@kernel
-def next_active(st, seat):
-    """[A5]/[A8] the next seat clockwise (to the left) that is still in the game."""
-    return next_seat(st.g, st.s, seat)
-
-
-@kernel(inline="always")
-def next_seat(g, s, seat):
-    """:func:`next_active` from the game's ``g`` and ``s`` arrays (the turn loop inlines it: a
-    call with the whole state passes every array of it)."""
-    np_ = g[G.NP]
-    for k in range(1, np_ + 1):
-        q = (seat + k) % np_
-        if s[q, S.STATUS] == ST.ACTIVE:
-            return q
-    return seat
-
-
-@kernel
-def n_active(st):
-    c = 0
-    for q in range(st.g[G.NP]):
-        if st.s[q, S.STATUS] == ST.ACTIVE:
-            c += 1
-    return c
-
-
-@kernel
-def start_game(st, R, n_players, first_dealer):
-    """[A4] stakes into the pot, [A5] first dealer (seeded random unless given)."""
-    g = st.g
-    s = st.s
-    g[:] = 0
-    s[:, :] = 0
-    st.mem[:, :] = 0
-    g[G.NP] = n_players
-    g[G.WINNER] = -1
-    g[G.TAKEN] = -1
-    g[G.OUT] = -1
-    g[G.DECK_N] = 52 * R[RULE.DECKS] + R[RULE.JOKERS]
-    for q in range(n_players):
-        s[q, S.STATUS] = ST.ACTIVE
-        s[q, S.PAID] = R[RULE.STAKE]
-        s[q, S.ELIM_ROUND] = -1
-        g[G.POT] += R[RULE.STAKE]
-    if first_dealer < 0:
-        first_dealer = below(st.rng, n_players)
-    g[G.DEALER] = first_dealer
-    g[G.FIRST_DEALER] = first_dealer
-    g[G.PHASE] = PH.DEAL
 
 
 @kernel
@@ -275,188 +149,6 @@ def rebuild_stock(st, R, tr):
 
 
 @kernel(inline="always")
-def fill_pub(st, R, seat, pub, decision):
-    """The public view of RULES.md A.8 for ``seat``."""
-    g = st.g
-    s = st.s
-    pub[PUB.SEAT] = seat
-    pub[PUB.NP] = g[G.NP]
-    pub[PUB.STOCK_N] = g[G.STOCK_N]
-    pub[PUB.PILE_N] = g[G.PILE_N]
-    pub[PUB.ROUND] = g[G.ROUND]
-    pub[PUB.TURN] = g[G.TURN]
-    pub[PUB.DEALER] = g[G.DEALER]
-    pub[PUB.MELDED] = s[seat, S.MELDED]
-    pub[PUB.PLACED] = s[seat, S.PLACED]
-    pub[PUB.TAKEN] = g[G.TAKEN]
-    pub[PUB.NMELDS] = g[G.NMELDS]
-    pub[PUB.DECISION] = decision
-    pub[PUB.REBUY_SCORE] = g[G.REBUY_SCORE] if decision == DEC.REBUY else 0
-    act = 0
-    for q in range(MAX_SEATS):
-        if q < g[G.NP]:
-            pub[PUB.HAND_N + q] = s[q, S.HAND_N]
-            pub[PUB.SCORE + q] = s[q, S.SCORE]
-            pub[PUB.REBUYS + q] = s[q, S.REBUYS]
-            pub[PUB.STATUS + q] = s[q, S.STATUS]
-            if s[q, S.STATUS] != ST.OUT:
-                act += 1
-        else:
-            pub[PUB.HAND_N + q] = 0
-            pub[PUB.SCORE + q] = 0
-            pub[PUB.REBUYS + q] = 0
-            pub[PUB.STATUS + q] = ST.OUT
-    pub[PUB.ACTIVE] = act
-    pub[PUB.HIST_LOST] = g[G.HIST_LOST]
-
-
-@kernel(inline="always")
-def hist_add(st, t, seat, card, meld, kind, key, p0, p1, p2, p3):
-    """Append a row to the round's public history (layout ``H``); count it when full."""
-    g = st.g
-    i = g[G.HIST_N]
-    if i >= HIST_CAP:
-        g[G.HIST_LOST] += 1
-        return
-    row = st.hist[i]
-    row[H.TYPE] = t
-    row[H.SEAT] = seat
-    row[H.TURN] = g[G.TURN]
-    row[H.CARD] = card
-    row[H.MELD] = meld
-    row[H.KIND] = kind
-    row[H.KEY] = key
-    row[H.P0] = p0
-    row[H.P1] = p1
-    row[H.P2] = p2
-    row[H.P3] = p3
-    g[G.HIST_N] = i + 1
-
-
-@kernel(inline="always")
-def may_layoff(st, R, seat):
-    """[A20] lay-offs need a meld of one's own this round (unless the knob is off)."""
-    return R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or st.s[seat, S.MELDED] == 1
-
-
-@kernel(readonly=("meld",))
-def meld_wants(meld, R):
-    """(lay, near, ends) of one table meld. ``lay``: bit c set when a card of identity c may be
-    laid off on it now, exactly the cards :func:`sim.loba.moves.gen_layoffs` looks for on it
-    ([A21], [A22]). ``near`` and ``ends``: what :func:`take_may_work` asks of it: the naturals
-    it takes (bit 58 + s as well when it is an escalera of suit s with room for a joker), and
-    the naturals of an escalera that start a chain of lay-offs on it (the same naturals: just
-    past an end, or an end joker's card)."""
-    w = 0
-    if meld[M.KIND] == MELD.PIERNA:
-        r = int(meld[M.KEY])
-        for s in range(4):
-            if pierna_accepts(meld, s, R):
-                w |= 1 << (s * 13 + r - 1)
-        return w, w, 0
-    s = int(meld[M.KEY])
-    lo = int(meld[M.LO])
-    hi = int(meld[M.HI])
-    jm = int(meld[M.JMASK])
-    if hi - lo + 1 >= 13:
-        return 0, 0, 0
-    w = 0
-    if lo > 1:
-        w |= 1 << pos_card(lo - 1, s)
-    if hi < 14:
-        w |= 1 << pos_card(hi + 1, s)
-    if R[RULE.JOKER_END_MOVE] == 1:  # [A22] the natural an end joker stands for
-        if (jm >> lo) & 1 and hi < 14:
-            w |= 1 << pos_card(lo, s)
-        if (jm >> hi) & 1 and lo > 1:
-            w |= 1 << pos_card(hi, s)
-    # a natural goes onto an escalera only at an end or as an end joker's card (never inside
-    # it: [A19], [A21]); the same naturals of the hand start a chain of lay-offs on it
-    near = w
-    if popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
-        w |= 1 << JOKER
-        near |= 1 << (58 + s)
-    return w, near, w & ~(1 << JOKER)
-
-
-@kernel(readonly=("melds",))
-def lay_wants(g, melds, R, changed):
-    """Keep ``G.LAY_WANT``, ``G.TK_NEAR`` and ``G.TK_ENDS`` (:func:`meld_wants` of the whole
-    table) right after the table changed: meld ``changed`` only (a play touches one meld), or
-    every meld when they are not known (``G.LAY_OK`` is 0) or ``changed`` is -1. (The game's
-    ``g`` and melds, not the whole state: a call passes every array it is given.)"""
-    nm = g[G.NMELDS]
-    if g[G.LAY_OK] == 0 or changed < 0:
-        for i in range(nm):
-            g[G.LAY_W + i], g[G.TK_D + i], g[G.TK_E + i] = meld_wants(melds[i], R)
-        g[G.LAY_OK] = 1
-    elif changed < nm:
-        g[G.LAY_W + changed], g[G.TK_D + changed], g[G.TK_E + changed] = meld_wants(
-            melds[changed], R
-        )
-    w = 0
-    near = 0
-    ends = 0
-    for i in range(nm):
-        w |= g[G.LAY_W + i]
-        near |= g[G.TK_D + i]
-        ends |= g[G.TK_E + i]
-    g[G.LAY_WANT] = w
-    g[G.TK_NEAR] = near
-    g[G.TK_ENDS] = ends
-
-
-@kernel(inline="always")
-def gen_plays(st, R, seat, acts):
-    """Every play the seat may make now (new melds, then lay-offs); returns how many."""
-    return gen_plays_with(st, R, seat, acts, -1, held_bits(st.hands[seat])[0])[0]
-
-
-@kernel(inline="always")
-def gen_plays_with(st, R, seat, acts, only, held):
-    """Every play the seat may make now (new melds, then lay-offs); returns (how many, how
-    many are new melds). ``only``: -1 looks everywhere; a card identity looks only at melds
-    that hold it (:func:`sim.loba.moves.gen_new_melds_with`); ``NO_MELD`` looks at lay-offs
-    only. :func:`play_turn` passes the card drawn when the hand was meld-free before it.
-    ``held``: the identities the hand holds (:func:`sim.loba.moves.held_bits`)."""
-    hand = st.hands[seat]
-    hn = st.s[seat, S.HAND_N]
-    n = 0
-    if only >= 0 and only != JOKER and no_meld_with(hand, R, only, held):
-        pass  # (most searches after a meld-free turn: no call)
-    elif only != NO_MELD:
-        n = gen_new_melds_with(hand, hn, R, acts, 0, only)
-    new = n
-    if may_layoff(st, R, seat):
-        if st.g[G.LAY_OK] == 0:
-            lay_wants(st.g, st.melds, R, -1)
-        # no card of the hand fits a table meld (most searches): no lay-off to look for; else
-        # only the melds that take a card of the hand
-        if held & st.g[G.LAY_WANT]:
-            nm = st.g[G.NMELDS]
-            wants = st.g[G.LAY_W : G.LAY_W + nm]
-            n = gen_layoffs_wanted(hand, hn, st.melds, nm, R, acts, n, wants, held)
-    return n, new
-
-
-@kernel(inline="always")
-def no_meld_with(hand, R, c, held):
-    """True when the hand has no new meld holding the natural ``c``: no pierna of its rank has
-    three cards, and no escalera window of its suit has two naturals and few enough gaps (the
-    tests :func:`sim.loba.moves.gen_new_melds_with` makes first; False: search)."""
-    r = rank_of(c)
-    d = R[RULE.DECKS]
-    k = min(hand[r - 1], d) + min(hand[12 + r], d) + min(hand[25 + r], d) + min(hand[38 + r], d)
-    if k >= 3:
-        return False
-    m = suit_bits(held, suit_of(c))
-    cnt = popcount(m & 0x3FFE)
-    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
-    mn = R[RULE.ESCALERA_MIN]
-    return cnt < 2 or cnt + J < mn or not has_window(m, J, mn)
-
-
-@kernel(inline="always")
 def do_play(st, seat, act, R, tr):
     """Apply a legal play for ``seat`` and keep the counters right."""
     hand = st.hands[seat]
@@ -504,238 +196,6 @@ def do_play(st, seat, act, R, tr):
     if act[A.TYPE] == PLAY.MELD:
         st.s[seat, S.MELDED] = 1
     return act[A.N]
-
-
-@kernel(inline="always")
-def take_may_work(st, R, seat, c, held):
-    """Cheap necessary condition for :func:`take_ok` (most turns fail it): ``c`` is a joker,
-    or :func:`meld_may_work`, or (unless [A11] ``new_meld_only``) :func:`layoff_may_work`.
-    ``held``: the identities the hand holds (:func:`sim.loba.moves.held_bits`)."""
-    if c == JOKER or meld_may_work(st.hands[seat], R, c, held):
-        return True
-    return R[RULE.DISCARD_TAKE] != TAKE.NEW_MELD_ONLY and layoff_may_work(st, R, seat, c, held)
-
-
-@kernel(inline="always")
-def meld_may_work(hand, R, c, held):
-    """Necessary for a new meld holding the natural ``c`` from ``hand`` + ``c``: two other
-    suits of its rank (or, under ``not_all_four``, two cards of its rank), or an escalera
-    window of its suit with ``c``."""
-    r = rank_of(c)
-    s = suit_of(c)
-    others = 0
-    total = 0
-    for t in range(4):
-        k = hand[t * 13 + r - 1]
-        total += k
-        if t != s and k > 0:
-            others += 1
-    if others >= 2 or (R[RULE.PIERNA_SUITS] == PIERNA.NOT_ALL_FOUR and total >= 2):
-        return True
-    m = suit_bits(held, s) | (1 << r)
-    if r == 1:
-        m |= 1 << 14
-    return has_window(m, min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA]), R[RULE.ESCALERA_MIN])
-
-
-@kernel(inline="always")
-def layoff_may_work(st, R, seat, c, held):
-    """Necessary for laying the natural ``c`` off this turn: a pierna of its rank that takes
-    its suit now (lay-offs never make a pierna take a suit it refused), or an escalera of its
-    suit (shorter than 13) that takes c now, or with room for a joker the hand holds, or that
-    takes a natural of the hand (a chain of lay-offs on it starts with one); from the table's
-    masks (meld_wants), not a pass over the melds. And a seat that must meld first ([A20])
-    with a hand marked meld-free (``S.MELD_FREE``, still that of its last turn here:
-    play_turn) has no meld to make: a new meld would hold ``c``, which then is not laid off."""
-    hand = st.hands[seat]
-    if st.s[seat, S.MELD_FREE] == 1 and not may_layoff(st, R, seat):
-        return False
-    if st.g[G.LAY_OK] == 0:
-        lay_wants(st.g, st.melds, R, -1)
-    near = st.g[G.TK_NEAR]
-    s = suit_of(c)
-    if (near >> c) & 1 or (hand[JOKER] > 0 and (near >> (58 + s)) & 1):
-        return True
-    return (held & st.g[G.TK_ENDS] & (0x1FFF << (13 * int(s)))) != 0
-
-
-@kernel
-def take_ok(st, R, seat, c, bufs):
-    """[A11]/[A12] may ``seat`` take the top discard ``c``: can some legal sequence of this
-    turn's plays put it on the table (:func:`sim.loba.takes.can_place`, on a trial hand)?"""
-    held = held_bits(st.hands[seat])[0]
-    return take_may_work(st, R, seat, c, held) and take_search(st, R, seat, c, bufs)
-
-
-@kernel(inline="always")
-def take_search(st, R, seat, c, bufs):
-    """:func:`take_ok` once :func:`take_may_work` holds. The turn asks the inlined necessary
-    condition first and calls this only when it holds (a third of the turns): a call passes
-    the whole state and scratch."""
-    hand = st.hands[seat]
-    hand[c] += 1  # as if taken, for the search only
-    hn = st.s[seat, S.HAND_N] + 1
-    ok = can_place(hand, hn, st.melds, st.g[G.NMELDS], may_layoff(st, R, seat), R, c, bufs)
-    hand[c] -= 1
-    return ok
-
-
-@kernel
-def keep_placeable(st, R, seat, c, acts, n, bufs):
-    """While the taken discard ``c`` is still in hand, keep only the plays that put it down or
-    leave a sequence that does ([A12]); returns how many remain (compacted to the front)."""
-    hand = st.hands[seat]
-    sh, sm = bufs.hand, bufs.melds
-    nm = st.g[G.NMELDS]
-    hn = st.s[seat, S.HAND_N]
-    lay = may_layoff(st, R, seat)
-    m = 0
-    for i in range(n):
-        ok = places(acts[i], hand, c, R)
-        if not ok:
-            copy_rows(hand, sh, HAND_W)
-            copy_rows2(st.melds, sm, nm)
-            nm2 = apply_play(sh, sm, nm, acts[i], seat)
-            lay2 = lay or acts[i, A.TYPE] == PLAY.MELD
-            ok = can_place(sh, hn - acts[i, A.N], sm, nm2, lay2, R, c, bufs)
-        if ok:
-            if m != i:
-                copy_rows(acts[i], acts[m], A.SIZE)
-            m += 1
-    return m
-
-
-@kernel(inline="always")
-def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
-    """The one gate every decision passes: fill the public view, count the decision, hand the
-    seat's function its sealed view (sim.loba.api), and check its answer.
-
-    The view is exact-length slices of the game's own arrays (the seat's hand, the melds and
-    the pile in use, its parameter row, the options, the history so far), all typed read-only
-    in the signature, so a decision function that writes into one does not compile, and one
-    that reads past an end raises (decision functions are bounds-checked); only the seat's own
-    random stream and memory are writable. An answer outside ``0 .. n-1`` is a bad answer,
-    counted per seat (``S.BAD_ANSWERS``): it reads as the documented fallback, the first
-    option, or "stop" where stopping is an option (``may_stop``: plays, where -1 stops).
-
-    Three ways to answer, by the seat's parameter row past ``PARAMS_W``: a policy the engine
-    has its own copy of (:data:`BUILTIN`: greedy) is answered by that copy, directly; a
-    plug-in seat (the flag after it) by :func:`ask_arena`, through copies in its own arena;
-    any other seat by :func:`ask_seat`, out of line, on the game's own arrays (no copy).
-    ``tests/loba/test_builtin.py`` checks that all three play the same games."""
-    pub = bufs.pub
-    st.g[G.DECISIONS] += 1
-    # (the rebuy is the seat's add-on rule, not its policy)
-    if decision != DEC.REBUY and own_greedy(params, seat):
-        # the engine's own greedy: the same answer as greedy's functions, without the call
-        # through the table and with only the fields of the view greedy reads
-        pub[PUB.SEAT] = seat
-        pub[PUB.MELDED] = st.s[seat, S.MELDED]
-        pub[PUB.NMELDS] = st.g[G.NMELDS]
-        nm = st.g[G.NMELDS]
-        return greedy_choice(decision, st.hands[seat, :N_IDS], st.melds[:nm], pub, acts[:n], n)
-    if plugged(params, seat):
-        return ask_arena(
-            fn_of[seat], st, R, seat, pub, params, acts, n, decision, may_stop, bufs.arena[seat]
-        )
-    return ask_seat(fn_of[seat], st, R, seat, pub, params, acts, n, decision, may_stop)
-
-
-@kernel(inline="always")
-def own_greedy(params, seat):
-    """Does the engine answer ``seat`` with its own greedy (:data:`BUILTIN`)?"""
-    return params.shape[1] > PARAMS_W and params[seat, PARAMS_W] == BUILTIN.GREEDY
-
-
-@kernel(inline="always")
-def plugged(params, seat):
-    """Does ``seat`` run plug-in code (its parameter row's flag after the builtin id)? Then it
-    is asked through its arena (:func:`ask_arena`)."""
-    return params.shape[1] > PARAMS_W + 1 and params[seat, PARAMS_W + 1] > 0
-
-
-@kernel
-def answer(st, seat, k, n, may_stop):
-    """A seat's answer ``k`` checked: an option, "stop" where stopping is one, or a bad answer
-    (counted) read as the fallback."""
-    if k >= 0 and k < n:
-        return k
-    if may_stop and k == -1:
-        return -1
-    st.s[seat, S.BAD_ANSWERS] += 1
-    return -1 if may_stop else 0
-
-
-@kernel(inline="always")
-def copy_bytes(src, dst, off, count):
-    """The first ``count`` elements of the C-contiguous array ``src`` (in its flat order),
-    byte by byte into ``dst[off:]`` (a loop the compiler turns into a block copy)."""
-    sb = src.reshape(src.size).view(np.uint8)
-    for i in range(count * src.itemsize):
-        dst[off + i] = sb[i]
-
-
-@kernel
-def ask_arena(fn, st, R, seat, pub, params, acts, n, decision, may_stop, arena):
-    """:func:`ask_seat` for a plug-in seat: its view is copied into its own arena (a byte row
-    of the game's scratch, one per seat, :data:`~sim.loba.layout.ARENA_PAD` bytes of padding
-    at each end) and only its random stream and memory are copied back. A function compiled
-    without bounds checks that reads past an end then reads its own copies or zeros, never
-    another seat's hand, and one that writes before its stream changes nothing of the game.
-    (Raw pointers reach anything: untrusted code belongs in a process of its own.)"""
-    fill_pub(st, R, seat, pub, decision)
-    nm = st.g[G.NMELDS]
-    npile = st.g[G.PILE_N]
-    nh = min(st.g[G.HIST_N], HIST_CAP)
-    copy_bytes(st.hands[seat], arena, AR_HAND, N_IDS)
-    hand = arena[AR_HAND : AR_HAND + N_IDS].view(np.int8)
-    copy_bytes(st.melds, arena, AR_MELDS, nm * M.SIZE)
-    melds = arena[AR_MELDS : AR_MELDS + nm * M.SIZE * 2].view(np.int16).reshape((nm, M.SIZE))
-    copy_bytes(st.pile, arena, AR_PILE, npile)
-    pile = arena[AR_PILE : AR_PILE + npile * 2].view(np.int16)
-    copy_bytes(pub, arena, AR_PUB, PUB.SIZE)
-    pv = arena[AR_PUB : AR_PUB + PUB.SIZE * 4].view(np.int32)
-    w = min(params.shape[1], PARAMS_W)
-    pp = arena[AR_PARAMS : AR_PARAMS + w * 8].view(np.float64)
-    for i in range(w):
-        pp[i] = params[seat, i]
-    r = 2 + 2 * seat
-    rng = arena[AR_RNG : AR_RNG + 16].view(np.uint64)
-    rng[0] = st.rng[r]
-    rng[1] = st.rng[r + 1]
-    copy_bytes(st.hist, arena, AR_HIST, nh * H.SIZE)
-    hist = arena[AR_HIST : AR_HIST + nh * H.SIZE * 2].view(np.int16).reshape((nh, H.SIZE))
-    mem = arena[AR_MEM : AR_MEM + MEM_N * 8].view(np.float64)
-    for i in range(MEM_N):
-        mem[i] = st.mem[seat, i]
-    copy_bytes(acts, arena, AR_ACTS, n * A.SIZE)
-    av = arena[AR_ACTS : AR_ACTS + n * A.SIZE * 2].view(np.int16).reshape((n, A.SIZE))
-    k = fn(hand, melds, pile, pv, pp, rng, av, n, hist, mem)
-    st.rng[r] = rng[0]
-    st.rng[r + 1] = rng[1]
-    for i in range(MEM_N):
-        st.mem[seat, i] = mem[i]
-    return answer(st, seat, k, n, may_stop)
-
-
-@kernel
-def ask_seat(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
-    """:func:`decide` for a seat the engine has no copy of: the call through the table."""
-    fill_pub(st, R, seat, pub, decision)
-    r = 2 + 2 * seat
-    k = fn(
-        st.hands[seat, :N_IDS],
-        st.melds[: st.g[G.NMELDS]],
-        st.pile[: st.g[G.PILE_N]],
-        pub,
-        params[seat, : min(params.shape[1], PARAMS_W)],
-        st.rng[r : r + 2],
-        acts[:n],
-        n,
-        st.hist[: min(st.g[G.HIST_N], HIST_CAP)],
-        st.mem[seat],
-    )
-    return answer(st, seat, k, n, may_stop)
 
 
 @kernel(inline="always")
@@ -977,33 +437,6 @@ def finish_places(st):
             if ko > kq:
                 better += 1
         s[q, S.PLACE] = better + 1
-
-
-@jit
-def new_bufs(R, arena=True):
-    """The :class:`~sim.loba.layout.Scratch` arrays of one game (the view's rules filled in).
-    ``arena``: room for the plug-in seats' arenas (a search's playouts, whose seats are all the
-    game's own, need none)."""
-    pub = np.zeros(PUB.SIZE, dtype=np.int32)
-    for i in range(RULE.SIZE):
-        pub[PUB.RULES + i] = R[i]
-    k = options_bound(R)
-    states = search_bound(R)
-    width = 1
-    while width < 2 * states:
-        width *= 2
-    return Scratch(
-        np.empty((k, A.SIZE), dtype=np.int16),  # rows are written before they are read
-        np.empty((k, A.SIZE), dtype=np.int16),
-        pub,
-        np.zeros(HAND_W, dtype=np.int8),
-        np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16),
-        np.zeros(MAX_SEATS, dtype=np.int64),
-        np.zeros(HAND_W, dtype=np.int8),
-        np.full(width, -1, dtype=np.int64),
-        np.zeros(states, dtype=np.int64),
-        np.zeros((MAX_SEATS, AR_ACTS + k * A.SIZE * 2 + ARENA_PAD if arena else 0), np.uint8),
-    )
 
 
 @kernel

@@ -52,17 +52,11 @@ from ..jit import DISABLED, entry, function_key, in_python, jit, wait_aside
 from ..policies.api import addon_slot, decision
 from ..rng import seed_game
 from .api import DECIDE_SIG
-from .engine import (
-    copy_state,
-    new_bufs,
-    new_state,
-    play_turns,
-    start_game,
-    step,
-)
+from .engine import play_turns, step
 from .layout import GR, MAX_CARDS, MAX_SEATS, PH, RR, SR, ST, G, S, SeatFns
 from .rules import RULE
 from .rules import SPEC as RULES
+from .state import copy_state, new_bufs, new_state, start_game
 
 # new_state and new_bufs for callers in Python: nothing to compile (compiled callers, such as
 # the search policy's, call those)

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..events import NO_TRACE, recorded
+from ..events import NO_TRACE, new_trace, recorded
 from ..jit import DISABLED, in_python
 from ..rules import RuleSet
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
-from .engine import new_trace
 from .kernel import (
     ADV_BUST,
     ADV_ROUND,

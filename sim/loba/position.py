@@ -518,7 +518,8 @@ def describe_play(st, seat: int, act) -> dict:
 
 def _play_options(g, seat, must_place: int | None = None) -> list[dict]:
     """The engine's play options; with ``must_place``, only those that put that card down."""
-    from .engine import gen_plays, keep_placeable, new_bufs
+    from .options import gen_plays, keep_placeable
+    from .state import new_bufs
 
     b = new_bufs(g.R)
     n = gen_plays(g.st, g.R, seat, b.acts)
@@ -536,7 +537,8 @@ def moves(pos: Position, after_draw: str | None = None) -> dict:
     discard is still in hand). ``discard``: every legal discard ([A12], [A24]).
     ``after_draw``: from a draw position, the plays after drawing that card from the stock.
     """
-    from .engine import new_bufs, take_ok
+    from .options import take_ok
+    from .state import new_bufs
 
     g = pos._game()
     st, R, seat = g.st, g.R, pos.to_move

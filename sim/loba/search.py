@@ -32,7 +32,7 @@ import numpy as np
 from ..events import new_trace
 from ..jit import jit, kernel
 from ..rng import below, next_u64, seed_stream
-from .engine import new_bufs, new_state, turn_loop
+from .engine import turn_loop
 from .layout import (
     DEC,
     DRAW,
@@ -57,6 +57,7 @@ from .layout import (
 )
 from .moves import pos_card, view_rules
 from .rules import RULE
+from .state import new_bufs, new_state
 
 # A playout world's memory for the mc seat (mem[seat] of the world's State; slots 0-3 are
 # careful's and smart's, which may play on for it): the answer forced at its first decision.

@@ -334,7 +334,7 @@ def take_allowed(hand, melds, melded, R, c) -> bool:
     """May a seat holding ``hand`` (53 counts, without ``c``) take the discard ``c`` with the
     table ``melds`` (rows in use)? ``melded``: it may lay off ([A20]). The Python face of
     :func:`can_place`."""
-    from .engine import new_bufs
+    from .state import new_bufs
 
     R = np.asarray(R, dtype=np.int64)
     h = np.zeros(HAND_W, dtype=np.int8)

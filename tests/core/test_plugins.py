@@ -93,7 +93,7 @@ def test_a_decision_that_does_not_compile_is_one_sentence(tmp_path, capsys):
 
 
 def test_bad_answers_read_as_the_fallback_and_are_counted_per_seat():
-    """engine.decide: out-of-range answers are counted (seats.bad_answers) and read as the
+    """gate.decide: out-of-range answers are counted (seats.bad_answers) and read as the
     first option (draw, discard), stop (plays) or decline (rebuy) — the game still ends."""
     wild = str(Path(__file__).parents[1] / "plugins" / "wild.py")
     res = sim.simulate(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scenario import events, table
 
-from sim.loba import engine
+from sim.loba import options, state
 from sim.loba.cards import JOKER, parse_card
 from sim.loba.layout import PLAY, A, G, S
 from sim.loba.melds import check_meld
@@ -21,8 +21,8 @@ DEAD = ["2S", "5H", "8D", "JC", "3H", "6D", "9C", "QS", "KD"]
 
 
 def plays(g, seat):
-    acts = engine.new_bufs(g.R).acts
-    n = engine.gen_plays(g.st, g.R, seat, acts)
+    acts = state.new_bufs(g.R).acts
+    n = options.gen_plays(g.st, g.R, seat, acts)
     return acts[:n].copy()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scenario import events, table
 
-from sim.loba import engine
+from sim.loba import options, state
 from sim.loba.cards import parse_card
 from sim.loba.layout import PLAY, ST, A, G
 from sim.rules import make_rules
@@ -30,10 +30,10 @@ def test_a25_out_by_last_discard():
 def test_a26_go_out_needs_discard_variant_keeps_a_card():
     rules = make_rules(go_out_needs_discard=True)
     g = table(rules, hands=[DEAD, ["4S", "5S", "6S"]], stock=["7S"], pile=["2C"], current=1)
-    acts = engine.new_bufs(g.R).acts
+    acts = state.new_bufs(g.R).acts
     g.st.hands[1, C("7S")] += 1
     g.st.s[1, 3] = 4
-    n = engine.gen_plays(g.st, g.R, 1, acts)
+    n = options.gen_plays(g.st, g.R, 1, acts)
     # not the 4-card run: 4-5-6 or 5-6-7, each leaving a card to discard
     assert n == 2 and (acts[:n, A.TYPE] == PLAY.MELD).all() and (acts[:n, 6] == 3).all()
     g = table(rules, hands=[DEAD, ["4S", "5S", "6S"]], stock=["7S"], pile=["2C"], current=1)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scenario import events, ids, table
 
-from sim.loba import engine
+from sim.loba import options, state
 from sim.loba.cards import JOKER, parse_card
 from sim.loba.layout import DRAW, MELD, PLAY, VOID, A, G, S
 from sim.loba.moves import list_plays
@@ -22,7 +22,7 @@ DEAD = ["2S", "5H", "8D", "JC", "3H", "6D", "9C", "QS", "KD"]
 
 def takeable(g, seat, card):
     """[A11]/[A12] the engine's take rule for ``seat`` and the discard ``card``."""
-    return bool(engine.take_ok(g.st, g.R, seat, C(card), engine.new_bufs(g.R)))
+    return bool(options.take_ok(g.st, g.R, seat, C(card), state.new_bufs(g.R)))
 
 
 def test_a9_turn_is_draw_plays_discard():

@@ -7,8 +7,8 @@ import pytest
 
 from sim.games import game_names, get_game
 from sim.loba import layout
-from sim.loba.engine import new_bufs
 from sim.loba.rules import RULE
+from sim.loba.state import new_bufs
 from sim.rules import Knob, RulesSpec
 
 ENUMS = [

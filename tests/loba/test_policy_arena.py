@@ -1,4 +1,4 @@
-"""A plug-in seat plays in an arena of its own (sim.loba.engine.ask_arena): its view is copied
+"""A plug-in seat plays in an arena of its own (sim.loba.gate.ask_arena): its view is copied
 into its own padded row of the game's scratch, and only its random stream and memory are copied
 back. A helper compiled without bounds checks then reads its own copies (or zeros), never the
 next seat's hand, and a write just before its stream or memory changes nothing of the game.

@@ -16,7 +16,7 @@ import pytest
 import sim
 from sim.loba import auditor
 from sim.loba import search as X
-from sim.loba.engine import fill_pub, new_bufs, new_state
+from sim.loba.gate import fill_pub
 from sim.loba.layout import (
     DEC,
     DRAW,
@@ -35,6 +35,7 @@ from sim.loba.layout import (
 )
 from sim.loba.moves import pos_card
 from sim.loba.play import Game, full_deck
+from sim.loba.state import new_bufs, new_state
 from sim.trace import replay
 
 SEATS = "mc:n=4:width=4,greedy,greedy,greedy"

@@ -17,7 +17,7 @@ from take_bruteforce import encode_table, kernel_take, rule_variants, run
 
 from sim.loba import oracle, takes
 from sim.loba.cards import parse_card, parse_cards
-from sim.loba.engine import new_bufs
+from sim.loba.state import new_bufs
 
 VARIANTS = rule_variants()
 NAMES = sorted(VARIANTS)

@@ -1,5 +1,5 @@
 """Plug-ins that try to cheat (tests/loba/test_policy_seal.py): each plays like ``greedy`` and also
-tries one way around the seal of engine.decide (sim/loba/api.py). The ones that write into a
+tries one way around the seal of gate.decide (sim/loba/api.py). The ones that write into a
 read-only argument must not compile; the ones that read past an end must raise IndexError;
 the ones that write their own stream or memory must change nothing but themselves."""
 

@@ -1,4 +1,4 @@
-"""Cost of the plug-in arena (sim.loba.engine.ask_arena), measured in one process: the same
+"""Cost of the plug-in arena (sim.loba.gate.ask_arena), measured in one process: the same
 seats, the same engine, the same chunks of games, with the seat's arena flag on and off
 (alternating, one thread, CPU time), and the same games either way.
 
