@@ -113,8 +113,8 @@ def gen_plays_with(st, R, seat, acts, only, held):
     """Every play the seat may make now (new melds, then lay-offs); returns (how many, how
     many are new melds). ``only``: -1 looks everywhere; a card identity looks only at melds
     that hold it (:func:`sim.loba.moves.gen_new_melds_with`); ``NO_MELD`` looks at lay-offs
-    only. :func:`~sim.loba.engine.play_turn` passes the card drawn when the hand was meld-free before it.
-    ``held``: the identities the hand holds (:func:`sim.loba.moves.held_bits`)."""
+    only. :func:`~sim.loba.engine.play_turn` passes the card drawn when the hand was meld-free
+    before it. ``held``: the identities the hand holds (:func:`sim.loba.moves.held_bits`)."""
     hand = st.hands[seat]
     hn = st.s[seat, S.HAND_N]
     n = 0
