@@ -11,29 +11,31 @@ below it, the turn loop and the step, it calls through their addresses (an :clas
 of first-class functions), so that the three compile apart: in two processes on a cold cache,
 and neither again inside its caller (measured: docs/performance.md, compile time).
 
-Operations (``op``), with what they read of the scalar arguments ``a``, ``b``, ``c``, ``u``:
+What to do is a :class:`Task`: the operation ``task.op`` and the scalars it reads, each field
+with one meaning (an operation leaves the others at their defaults, :func:`call`):
 
-* :data:`OP_RUN` plays games ``b .. b+c-1`` of run ``u`` with ``a`` players, one after another,
-  into the rows of ``games_out``, ``seats_out`` and ``rounds_out`` (one state and one set of
-  scratch arrays for all of them: no allocation per game). Game ``b+i`` writes only row ``i``,
-  so results do not depend on the thread count or on how a run is cut into chunks (the runner
-  plays slices of a chunk on several threads, :func:`sim.runner.in_slices`).
-* :data:`OP_START` starts game ``b`` of run ``u`` with ``a`` players, first dealer ``c`` (-1: a
-  seeded random one).
+* :data:`OP_RUN` plays games ``game .. game+count-1`` of run ``seed`` with ``players`` players,
+  one after another, into the rows of ``records`` (one state and one set of scratch arrays for
+  all of them: no allocation per game). Game ``game+i`` writes only row ``i``, so results do
+  not depend on the thread count or on how a run is cut into chunks (the runner plays slices
+  of a chunk on several threads, :func:`sim.runner.in_slices`).
+* :data:`OP_START` starts game ``game`` of run ``seed`` with ``players`` players, first dealer
+  ``dealer`` (-1: a seeded random one).
 * :data:`OP_STEP` one deal, one turn or one settlement (:func:`~.engine.step`).
-* :data:`OP_ADVANCE` steps until the ``ADV_*`` condition ``a`` holds (``b``: the elimination
-  score for :data:`ADV_BUST`).
+* :data:`OP_ADVANCE` steps until the ``ADV_*`` condition ``mode`` holds (``elim``: the
+  elimination score for :data:`ADV_BUST`).
 * :data:`OP_PLAY` plays the game to its end.
 * :data:`OP_COPY` copies the state into ``scratch`` (fork a game).
-* :data:`OP_BRANCHES` the rebuy experiment (:func:`play_branches`): seat ``a``, ``len(out)``
-  pairs on the streams of games ``(u, c + k)``.
+* :data:`OP_BRANCHES` the rebuy experiment (:func:`play_branches`): seat ``seat``,
+  ``len(pairs)`` pairs on the streams of games ``(seed, game + k)``.
 
 Input contract: ``R`` int64[RULE.SIZE] rule array; ``fns`` a :class:`~.layout.SeatFns` of
 ``UniTuple(FunctionType(DECIDE_SIG), MAX_SEATS)``; ``r_yes`` / ``r_no`` rebuy tables of the same
 type; ``params`` float64[MAX_SEATS, N_PARAMS]; ``decks`` int16[k, MAX_CARDS] (top first; a row
-starting with -1 means "shuffle"); ``rows`` int32[rounds, MAX_SEATS, RR.SIZE]; ``out``
-int64[reps, 4]; ``games_out`` int64[count, GR.SIZE], ``seats_out`` int64[count, MAX_SEATS,
-SR.SIZE], ``rounds_out`` int32[count or 1, max_rounds or 0, MAX_SEATS, RR.SIZE].
+starting with -1 means "shuffle"); ``rows`` int32[rounds, MAX_SEATS, RR.SIZE] (one game's round
+records); ``pairs`` int64[reps, 4]; ``records`` a :class:`Records` of ``games`` int64[count,
+GR.SIZE], ``seats`` int64[count, MAX_SEATS, SR.SIZE], ``rounds`` int32[count or 1, max_rounds or
+0, MAX_SEATS, RR.SIZE].
 """
 
 from __future__ import annotations
@@ -69,13 +71,38 @@ ADV_SETTLE = 0  # until a round waits to be settled (PH.SETTLE), or the game is 
 ADV_ROUND = 1  # until the round under way (or the next one) is settled, or the game is over
 ADV_BUST = 2  # until a round waits to be settled with an active seat at or over ``elim``
 
+Task = namedtuple(
+    "Task", ["op", "players", "game", "count", "dealer", "mode", "elim", "seat", "seed"]
+)
+Task.__doc__ = """What :func:`drive` does (see the module docstring): ``op`` (OP_*); ``players``
+at the table of a new game (OP_RUN, OP_START); ``game``, the index in run ``seed`` of the game
+started or of the first game played (OP_RUN), or of the first pair's streams (OP_BRANCHES);
+``count`` games to play (OP_RUN); ``dealer``, the first dealer (OP_START; -1: a seeded random
+one); ``mode`` (ADV_*) and ``elim``, the elimination score of :data:`ADV_BUST` (OP_ADVANCE);
+``seat``, the seat whose rebuy is branched (OP_BRANCHES); ``seed``, the run (uint64). All but
+``seed`` are int64, so every task has one type (:func:`new_task`)."""
+
+Records = namedtuple("Records", ["games", "seats", "rounds"])
+Records.__doc__ = """OP_RUN's output rows, one per game played: ``games`` (GR), ``seats`` (SR)
+and ``rounds`` (RR; one row of rounds per game, or a single scratch row when not recorded)."""
+
 # the arguments an operation does not use (read-only where nothing may be written)
 NO_DECKS = np.full((1, MAX_CARDS), -1, dtype=np.int16)
 NO_ROWS = np.zeros((0, MAX_SEATS, RR.SIZE), dtype=np.int32)
-NO_OUT = np.zeros((0, 4), dtype=np.int64)
-NO_GAMES = np.zeros((0, GR.SIZE), dtype=np.int64)
-NO_SEATS = np.zeros((0, MAX_SEATS, SR.SIZE), dtype=np.int64)
-NO_ROUNDS = np.zeros((1, 0, MAX_SEATS, RR.SIZE), dtype=np.int32)
+NO_PAIRS = np.zeros((0, 4), dtype=np.int64)
+NO_RECORDS = Records(
+    np.zeros((0, GR.SIZE), dtype=np.int64),
+    np.zeros((0, MAX_SEATS, SR.SIZE), dtype=np.int64),
+    np.zeros((1, 0, MAX_SEATS, RR.SIZE), dtype=np.int32),
+)
+
+
+def new_task(op, players=0, game=0, count=0, dealer=-1, mode=0, elim=0, seat=0, seed=0) -> Task:
+    """A :class:`Task` typed as always (int64 fields, a uint64 seed)."""
+    return Task(
+        int(op), int(players), int(game), int(count), int(dealer), int(mode), int(elim),
+        int(seat), np.uint64(seed),
+    )  # fmt: skip
 
 
 @jit(inline="always")
@@ -154,33 +181,34 @@ def play_branches(
 
 
 @jit
-def drive(
-    op, st, R, fns, params, decks, rows, bufs, tr, eng, scratch, r_yes, r_no, a, b, c, u, out,
-    games_out, seats_out, rounds_out,
-):  # fmt: skip
-    """Run operation ``op`` (OP_*, see the module docstring); returns the game's phase."""
+def drive(task, st, R, fns, params, decks, rows, bufs, tr, eng, scratch, r_yes, r_no, pairs,
+          records):  # fmt: skip
+    """Do ``task`` (a :class:`Task`, see the module docstring); returns the game's phase."""
+    op = task.op
     if op == OP_RUN:
-        record = rounds_out.shape[0] == c
-        for i in range(c):
-            seed_game(st.rng, u, b + i)
-            start_game(st, R, a, -1)
-            play_game(st, R, fns, params, decks, rounds_out[i if record else 0], bufs, tr, eng)
-            write_records(st, games_out[i], seats_out[i])
+        rounds = records.rounds
+        record = rounds.shape[0] == task.count
+        for i in range(task.count):
+            seed_game(st.rng, task.seed, task.game + i)
+            start_game(st, R, task.players, -1)
+            play_game(st, R, fns, params, decks, rounds[i if record else 0], bufs, tr, eng)
+            write_records(st, records.games[i], records.seats[i])
     elif op == OP_START:
-        seed_game(st.rng, u, b)
-        start_game(st, R, a, c)
+        seed_game(st.rng, task.seed, task.game)
+        start_game(st, R, task.players, task.dealer)
     elif op == OP_STEP:
         eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
     elif op == OP_ADVANCE:
-        advance(st, R, fns, params, decks, rows, bufs, tr, eng, a, b)
+        advance(st, R, fns, params, decks, rows, bufs, tr, eng, task.mode, task.elim)
     elif op == OP_PLAY:
         play_game(st, R, fns, params, decks, rows, bufs, tr, eng)
     elif op == OP_COPY:
         copy_state(st, scratch)
     elif op == OP_BRANCHES:
         play_branches(
-            st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, eng, scratch, a, u, c, out
-        )
+            st, R, fns, r_yes, r_no, params, decks, rows, bufs, tr, eng, scratch, task.seat,
+            task.seed, task.game, pairs,
+        )  # fmt: skip
     return st.g[G.PHASE]
 
 
@@ -219,11 +247,9 @@ def drive_types() -> tuple:
     sig = engine_sigs()
     st, R, fns, params, decks, rows, bufs, tr, _ = sig.step.args
     eng = _typeof_engine(ENGINE, None)
-    i64 = types.int64
-    outs = (NO_OUT, NO_GAMES, NO_SEATS, NO_ROUNDS)
     return (
-        i64, st, R, fns, params, decks, rows, bufs, tr, eng, st, fns.dtype, fns.dtype,
-        i64, i64, i64, types.uint64, *(numba.typeof(a) for a in outs),
+        numba.typeof(new_task(OP_RUN)), st, R, fns, params, decks, rows, bufs, tr, eng, st,
+        fns.dtype, fns.dtype, numba.typeof(NO_PAIRS), numba.typeof(NO_RECORDS),
     )  # fmt: skip
 
 
@@ -327,17 +353,17 @@ def compile_share() -> None:
 
 
 def call(op, st, R, fns, params, bufs, *, decks=NO_DECKS, rows=NO_ROWS, tr=NO_TRACE,
-         scratch=None, r_yes=None, r_no=None, a=0, b=0, c=0, u=0, out=NO_OUT,
-         games_out=NO_GAMES, seats_out=NO_SEATS, rounds_out=NO_ROUNDS) -> int:  # fmt: skip
+         scratch=None, r_yes=None, r_no=None, pairs=NO_PAIRS, records=NO_RECORDS,
+         **fields) -> int:  # fmt: skip
     """:func:`drive` with every argument an operation does not use filled in, typed as always
-    (so no call compiles a second copy)."""
+    (so no call compiles a second copy); ``fields``: the :class:`Task`'s fields but ``op``."""
     wait_aside("loba")
     return int(
         drive(
-            op, st, R, fns, params, decks, rows, bufs, tr, engine(),
+            new_task(op, **fields), st, R, fns, params, decks, rows, bufs, tr, engine(),
             st if scratch is None else scratch,
             fns.rebuy if r_yes is None else r_yes, fns.rebuy if r_no is None else r_no,
-            int(a), int(b), int(c), np.uint64(u), out, games_out, seats_out, rounds_out,
+            pairs, records,
         )
     )  # fmt: skip
 
@@ -346,6 +372,6 @@ def run_games(R, n_players, seed, start, count, fns, params, games_out, seats_ou
     """Play games ``start .. start+count-1`` of run ``seed`` into the ``*_out`` rows."""
     st = blank_state()
     call(
-        OP_RUN, st, R, fns, params, blank_bufs(R), a=n_players, b=start, c=count, u=seed,
-        games_out=games_out, seats_out=seats_out, rounds_out=rounds_out,
+        OP_RUN, st, R, fns, params, blank_bufs(R), players=n_players, game=start, count=count,
+        seed=seed, records=Records(games_out, seats_out, rounds_out),
     )  # fmt: skip

@@ -124,7 +124,7 @@ class Game:
         cap = TRACE_EVENTS if trace is True else int(trace or 0)
         self.bufs = blank_bufs(self.R)
         self.tr = in_python(new_trace)(cap, cap * 4) if cap > 0 else NO_TRACE
-        self._call(OP_START, a=self.n, b=index, c=first_dealer, u=self.seed)
+        self._call(OP_START, players=self.n, game=index, dealer=first_dealer, seed=self.seed)
         self.first_dealer = int(self.st.g[G.DEALER])
 
     # ------------------------------------------------------------ stepping
@@ -160,7 +160,7 @@ class Game:
         return self.phase
 
     def _advance(self, mode: int, elim: int = 0) -> int:
-        return self._call(OP_ADVANCE, a=mode, b=elim)
+        return self._call(OP_ADVANCE, mode=mode, elim=elim)
 
     def play_round(self) -> None:
         """Play on until the current round (or the next one, if between rounds) is settled."""
@@ -241,7 +241,7 @@ class Game:
         out = np.zeros((int(reps), 4), dtype=np.int64)
         scratch = blank_state()
         self._call(OP_BRANCHES, rows=NO_ROWS, tr=NO_TRACE, scratch=scratch, r_yes=r_yes,
-                   r_no=r_no, a=seat, c=base, u=seed, out=out)  # fmt: skip
+                   r_no=r_no, seat=seat, game=base, seed=seed, pairs=out)  # fmt: skip
         return out
 
     # ------------------------------------------------------------ views
