@@ -11,7 +11,7 @@ says what its policies do:
 * :mod:`.rebuy`    the rebuy rules ``always``, ``never``, ``if_opponents``, ``table``
 
 A new policy: its functions in a family module (or a new one) and one entry in :data:`POLICIES`.
-Cost and strength of each: docs/performance.md.
+Their strength: docs/performance.md ("Policy measurements").
 """
 
 from __future__ import annotations
