@@ -28,7 +28,8 @@ def _house_rules(preset: str | None, sets: tuple[str, ...], game: str | None = N
     """(rule set, house-rules file or None) of ``--rules`` (a preset, a canonical id or a
     house-rules .toml file) plus ``--set`` overrides (which win over the file's knobs)."""
     from sim.house import load_house_rules
-    from sim.rules import parse_assignments, parse_rules_id
+    from sim.rules import parse_assignments
+    from sim.setup import parse_rules_id
 
     house = load_house_rules(preset, game) if preset and is_house_file(preset) else None
     if house is not None:
@@ -462,7 +463,7 @@ def rules_cmd(preset, rules_opt, sets, game, fmt, seats, label):
     rules, house = _house_rules(preset, sets, game)
     if fmt == "toml":
         from sim.house import house_toml
-        from sim.runner import check_run
+        from sim.setup import check_run
 
         if house is not None:
             seats = house.pick_seats(seats)
@@ -766,7 +767,8 @@ def simulate_cmd(
     (exit 1), and the finished chunks resume.
     """
     from sim.results import RunDir
-    from sim.runner import MAX_THREADS, ChunkError, chunk_games, resume_run, stream_run
+    from sim.chunks import chunk_games, ChunkError, MAX_THREADS
+    from sim.runner import resume_run, stream_run
 
     log = _Verbose()
     target = resume_dir or out_dir
@@ -793,7 +795,7 @@ def simulate_cmd(
         run_game = manifest.get("game")
         label = manifest.get("label") if isinstance(manifest.get("label"), str) else None
         if log.on:
-            from sim.runner import resolve_rules
+            from sim.setup import resolve_rules
 
             done, total = run.games_done(), manifest["games"]
             log(f"resuming '{resume_dir}': {done:,} of {total:,} games done")
@@ -805,7 +807,8 @@ def simulate_cmd(
             chunk = min(chunk_size or run.chunk_size, run.chunk_size)
             log(f"chunks of at most {chunk:,} games")
     else:
-        from sim.runner import _check_backend, check_run
+        from sim.runner import _check_backend
+        from sim.setup import check_run
 
         rules, seats, label = _run_setup(preset, sets, seats, game)
         spec, rules, seat_list = check_run(rules, seats, games, seed)
@@ -959,7 +962,7 @@ def _interrupted(target) -> str:
 def bench_cmd(games, game, seats, preset, sets, fmt):
     """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
     from sim.isolated import bench_lines
-    from sim.runner import check_run
+    from sim.setup import check_run
 
     if isinstance(games, bool) or games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
@@ -1084,7 +1087,7 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
         raise click.UsageError("Give the run's seed (--seed S), or the run directory.")
     else:
         rules, seats, _ = _run_setup(preset, sets, seats, game)
-    from sim.runner import check_run
+    from sim.setup import check_run
     from sim.trace import check_index
 
     spec, _, seat_list = check_run(rules, seats, 1, seed, game)  # bad input fails first
@@ -1115,7 +1118,7 @@ def _guarded(fn, spec, seat_list, *args, doing: str, specs="portable") -> list:
     crash, a hang or an exception in its code ends in one sentence. ``specs``: the seat strings
     handed on (default: ``seat_list``'s, portable to another process)."""
     from sim.isolated import guarded, seats_with_plugins
-    from sim.runner import portable_seat
+    from sim.setup import portable_seat
 
     plays = tuple(portable_seat(s) for s in seat_list) if specs == "portable" else specs
     first, rest = args[:1], args[1:]
@@ -1132,7 +1135,7 @@ def _run_settings(run_dir, game, preset, sets, seats, seed, index):
     from sim.policies import parse_seats
     from sim.results import RunDir
     from sim.rules import parse_assignments
-    from sim.runner import resolve_rules
+    from sim.setup import resolve_rules
 
     if run_dir.strip().isdigit() and not Path(run_dir).exists():
         raise click.UsageError(f"No run directory '{run_dir}'; a game index is --index {run_dir}.")
@@ -1831,7 +1834,7 @@ def rebuy_value_cmd(
     seats = seats or get_game("loba").default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
-    from sim.runner import check_whole
+    from sim.chunks import check_whole
 
     check_whole("--reps", reps, 1, rb.MAX_REPS)  # (in either mode: never silently ignored)
     check_whole("--min-cases", min_cases, 1, 10**9)
@@ -1851,7 +1854,7 @@ def rebuy_value_cmd(
         check_out_file(save_file, "Rebuy table")
     if against is not None and rule is None and mode == "policy":
         raise ValueError("--against needs --rebuy RULE: the rule to compare with those.")
-    from sim.runner import check_run
+    from sim.setup import check_run
 
     if fields is not None:
         from analysis.field import field_seats
@@ -2119,7 +2122,7 @@ def tournament_cmd(
     """
     from analysis import tournament as T
     from analysis.text import render, tournament_text
-    from sim.runner import set_threads
+    from sim.chunks import set_threads
 
     log = _Verbose()
     rules, house = _house_rules(preset, sets, game)
@@ -2258,7 +2261,7 @@ def tune_cmd(
     """
     from analysis import tune as T
     from analysis.text import tune_text
-    from sim.runner import set_threads
+    from sim.chunks import set_threads
 
     log = _Verbose()
     rules = _rules(preset, sets, game)

@@ -164,7 +164,8 @@ def _listed_parts(p: Path, verify: bool, skip: bool):
 def canonical_id(rules_id, game=None) -> str:
     """``rules_id`` in canonical form, with its game (ids from before Moon name none: Loba).
     An id this version cannot read (a knob it does not know) is kept as it is."""
-    from sim.rules import RuleError, parse_rules_id
+    from sim.rules import RuleError
+    from sim.setup import parse_rules_id
 
     try:
         return parse_rules_id(str(rules_id), game).id

@@ -120,7 +120,7 @@ def _with_ci(value: str, lo: str) -> Markup:
 
 
 def _rules_section(rs: RunSet) -> list[dict]:
-    from sim.rules import parse_rules_id
+    from sim.setup import parse_rules_id
 
     out = []
     for v in rs.variants:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import polars as pl
 
-from sim.runner import check_threads
+from sim.chunks import check_threads
 
 from . import metrics as M
 from .bygame import analysis_of
@@ -81,7 +81,7 @@ def sweep_cells(
     """Every cell of the grid as (``{knob: value}``, RuleSet), validated (RuleError on a bad
     knob, value or combination, naming it). ``game``: the game of a preset that names none
     (None: the one the preset names, else Loba)."""
-    from sim.rules import make_rules, parse_rules_id
+    from sim.setup import make_rules, parse_rules_id
 
     # a preset or a canonical id
     base = parse_rules_id(preset, game) if preset else make_rules(game=game)
@@ -264,7 +264,7 @@ def rebuy_na_notes(summary: pl.DataFrame, knobs) -> list[str]:
     rule rebuys out (``max_rebuys=0``, 2 players, :func:`analysis.words.rebuys_ruled_out`), or
     no game differed between seat 0 always and never rebuying. Empty when every cell has one
     (or the game has no rebuys)."""
-    from sim.rules import parse_rules_id
+    from sim.setup import parse_rules_id
 
     from .words import rebuys_ruled_out
 

@@ -204,7 +204,8 @@ def plan(
     seat strings (a comma-separated string or a list; None: the game's built-in policies);
     ``players``: None for the game's usual table (its default seating's size)."""
     from sim.games import get_game
-    from sim.runner import memory_budget, resolve_rules
+    from sim.chunks import memory_budget
+    from sim.setup import resolve_rules
 
     rules = resolve_rules(rules, game)
     spec = get_game(rules.game)

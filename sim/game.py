@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .compiling import plan
-from .jit import compile_aside, compile_share, kernel_cached, tell_aside
+from .jit import compile_aside, compile_share, compiled, kernel_cached, tell_aside
 from .rules import RulesSpec
 from .schema import Table
 
@@ -128,8 +128,6 @@ class GameSpec:
         compile_share(self.name, self.share)  # (cold cache only: while the child compiles)
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
-        from .policies.api import compiled
-
         for f in self.seat_functions(seats):
             compiled(f, self.signature)  # (the game's own policies compile here, first)
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))

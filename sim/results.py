@@ -29,7 +29,8 @@ import pyarrow.parquet as pq
 
 from .game import GameSpec
 from .games import get_game
-from .rules import RuleSet
+from .rules import RuleError, RuleSet
+from .setup import MAX_GAMES, parse_rules_id
 
 
 class RunDirError(ValueError):
@@ -214,7 +215,6 @@ PARTIAL = ".partial"  # temporary files; outside the table folders, which reader
 LOCK = ".loba.lock"
 MANIFEST = "manifest.json"
 CHECKSUM = "sha256"  # of each part file's bytes, recorded in the manifest with its size and rows
-MAX_GAMES = 10**12  # the most games one run may have (documented in the README)
 PART_RE = re.compile(r"part-(\d+)(?:-(\d+))?\.parquet")  # what this program names its parts
 COMMIT_RATIO = 20  # commit when the time since the last commit is 20x what a commit costs
 KNOB_COLUMNS = "knob_columns"  # manifest key: the rule knobs every part carries as columns
@@ -545,8 +545,6 @@ class Problem(NamedTuple):
 def _agree(man: dict, spec, mp: Path) -> None:
     """The manifest's own fields agree with each other: its rules id is the one its preset and
     knobs make, and its portable seats are as many as its seats. One sentence otherwise."""
-    from .rules import RuleError, parse_rules_id
-
     knobs, preset = man.get("rules"), man.get("preset")
     if isinstance(knobs, dict) and isinstance(preset, str):
         try:
@@ -1139,8 +1137,6 @@ class RunDir:
         elif any(not a <= g <= b for g in counts):
             return bad("foreign", "holds games of another part")
         if "rules_id" in t.column_names:
-            from .rules import RuleError, parse_rules_id
-
             want = self.manifest["rules_id"]
             for rid in pc_lib.unique(t.column("rules_id")).to_pylist():
                 try:

@@ -15,7 +15,7 @@ import numpy as np
 from ..jit import jit
 from ..policies import parse_seats
 from ..rng import below, seed_stream, shuffle
-from ..runner import MAX_THREADS, in_slices, run_chunk, set_threads
+from ..chunks import MAX_THREADS, in_slices, run_chunk, set_threads
 from .layout import GR, JOKER, MAX_CARDS
 
 

@@ -13,7 +13,7 @@ from sim.loba.cards import JOKER, parse_card
 from sim.loba.layout import DRAW, MELD, PLAY, VOID, A, G, S
 from sim.loba.moves import list_plays
 from sim.loba.play import Game, deal_order
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 C = parse_card
 # a hand with no meld and nothing close to one (2 players, seat 1 on turn)

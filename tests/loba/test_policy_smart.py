@@ -33,7 +33,7 @@ from sim.loba.layout import (
     M,
 )
 from sim.loba.moves import list_plays
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 POLICY = P.POLICIES["smart"]
 FAR = (9, 9, 9, 9)  # every hand full: smart may hold

@@ -71,7 +71,10 @@ def _own_names(name: str) -> None:
 def _engine(name: str, seats: str):
     """(run(start, count) -> games record array, the turns column) of one revision's engine,
     before or after the game protocol (sim.games)."""
-    runner = importlib.import_module(name + ".runner")
+    try:  # the chunk machinery's module (sim.chunks; sim.runner in older revisions)
+        runner = importlib.import_module(name + ".chunks")
+    except ImportError:
+        runner = importlib.import_module(name + ".runner")
     importlib.import_module(name + ".loba.kernel")  # (every module with its namedtuples)
     _own_names(name)
     policies = importlib.import_module(name + ".policies")

@@ -28,7 +28,8 @@ def main() -> None:
     from sim.loba.layout import GR, PARAMS_W
     from sim.loba.spec import SPEC
     from sim.policies import parse_seats
-    from sim.runner import resolve_rules, run_chunk, set_threads
+    from sim.chunks import run_chunk, set_threads
+    from sim.setup import resolve_rules
 
     set_threads(1)
     seats = parse_seats(f"{a.seat},greedy,greedy,greedy", game=SPEC)

@@ -133,8 +133,8 @@ def main() -> None:
     seats = sys.argv[2] if len(sys.argv) > 2 else "greedy,greedy,greedy,greedy"
     from sim.games import get_game
     from sim.policies import parse_seats
-    from sim.rules import make_rules
-    from sim.runner import run_chunk, set_threads
+    from sim.setup import make_rules
+    from sim.chunks import run_chunk, set_threads
 
     set_threads(1)
     spec = get_game("loba")
