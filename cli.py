@@ -20,39 +20,26 @@ from sim.house import is_house_file
 from sim.policies import SeatError
 from sim.results import RunDirError
 from sim.rules import RuleError
+from sim.setup import settings
 
 USER_ERRORS = (RuleError, SeatError, GameError, RunDirError, ValueError, FileNotFoundError)
 
 
 def _house_rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
-    """(rule set, house-rules file or None) of ``--rules`` (a preset, a canonical id or a
-    house-rules .toml file) plus ``--set`` overrides (which win over the file's knobs)."""
-    from sim.house import load_house_rules
-    from sim.rules import parse_assignments
-    from sim.setup import parse_rules_id
-
-    house = load_house_rules(preset, game) if preset and is_house_file(preset) else None
-    if house is not None:
-        rules = house.rules
-    else:
-        rules = parse_rules_id(preset, game) if preset else get_game(game).rules.make()
-    overrides = parse_assignments(sets)
-    return (rules.replace(**overrides) if overrides else rules), house
+    """(rule set, house-rules file or None) of ``--rules`` and ``--set``."""
+    s = settings(preset, sets, None, game)
+    return s.rules, s.house
 
 
 def _rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
     """The rule set of ``--rules`` (a preset, a canonical id or a house-rules file) plus
     ``--set`` overrides."""
-    return _house_rules(preset, sets, game)[0]
+    return settings(preset, sets, None, game).rules
 
 
 def _run_setup(preset, sets, seats, game=None):
-    """(rules, seats, label) of --rules/--set/--seats: a house-rules file also gives the seats
-    (when --seats is not given; given ones must agree with the file's) and a label."""
-    rules, house = _house_rules(preset, sets, game)
-    if house is None:
-        return rules, seats, None
-    return rules, house.pick_seats(seats), house.label
+    """(rules, seats, label) of --rules/--set/--seats (:func:`sim.setup.settings`)."""
+    return settings(preset, sets, seats, game)[:3]
 
 
 def _presets() -> str:

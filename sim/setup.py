@@ -16,14 +16,15 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from .game import GameSpec
 from .games import get_game
-from .house import is_house_file, load_house_rules
+from .house import HouseRules, is_house_file, load_house_rules
 from .policies import Seat, SeatError, parse_seats
-from .rules import RuleError, RuleSet, split_game
+from .rules import RuleError, RuleSet, parse_assignments, split_game
 
 MAX_GAMES = 10**12  # the most games one run may have (documented in docs/runs.md)
 
@@ -59,6 +60,31 @@ def resolve_rules(rules, game=None) -> RuleSet:
     if rules is None:
         return get_game(game).rules.make()
     return parse_rules_id(str(rules), None if game is None else get_game(game).name)
+
+
+class Settings(NamedTuple):
+    """What a command's rule and seat options say: the rules (settings applied), the seats
+    (None: the default), the label and the house-rules file (None without one)."""
+
+    rules: RuleSet
+    seats: object
+    label: str | None
+    house: HouseRules | None
+
+
+def settings(rules=None, sets=(), seats=None, game=None) -> Settings:
+    """The rules of ``rules`` (a preset, an id, a house-rules file or None) with the
+    ``KNOB=VALUE`` settings ``sets`` applied (they win over a house file's knobs); a house
+    file also gives the seats when ``seats`` is None (given ones must agree with the file's)
+    and a label."""
+    house = load_house_rules(rules, game) if rules and is_house_file(rules) else None
+    base = house.rules if house is not None else resolve_rules(rules or None, game)
+    overrides = parse_assignments(sets)
+    if overrides:
+        base = base.replace(**overrides)
+    if house is None:
+        return Settings(base, seats, None, None)
+    return Settings(base, house.pick_seats(seats), house.label, house)
 
 
 def house_label(rules) -> str | None:
