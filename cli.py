@@ -753,8 +753,8 @@ def simulate_cmd(
     plug-in that crashes it (e.g. a segfault) stops the run with one sentence naming the seat
     (exit 1), and the finished chunks resume.
     """
+    from sim.chunks import MAX_THREADS, ChunkError, chunk_games
     from sim.results import RunDir
-    from sim.chunks import chunk_games, ChunkError, MAX_THREADS
     from sim.runner import resume_run, stream_run
 
     log = _Verbose()

@@ -203,8 +203,8 @@ def plan(
     ``rules``: a RuleSet, rules id, house-rules file or None (the game's default); ``pool``:
     seat strings (a comma-separated string or a list; None: the game's built-in policies);
     ``players``: None for the game's usual table (its default seating's size)."""
-    from sim.games import get_game
     from sim.chunks import memory_budget
+    from sim.games import get_game
     from sim.setup import resolve_rules
 
     rules = resolve_rules(rules, game)

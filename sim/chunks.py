@@ -378,7 +378,9 @@ def play_chunk(job: ChunkJob, k, threads: int | None = None) -> ChunkResult:
         if threads:
             set_threads(threads)
         t = time.perf_counter()
-        outs = run_chunk(spec, s.R, s.n_players, job.seed, start, count, s.tables, rr, job.seat_labels)
+        outs = run_chunk(
+            spec, s.R, s.n_players, job.seed, start, count, s.tables, rr, job.seat_labels
+        )
         t = time.perf_counter() - t
     if job.arrays:
         return ChunkResult(piece, None, {}, t, outs)

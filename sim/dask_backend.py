@@ -28,8 +28,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from .games import all_games
 from .chunks import ChunkJob, Sink, cpu_count, play_chunk, stopped_by, warm
+from .games import all_games
 
 CONNECT_TIMEOUT = "20s"
 WORKER_WAIT_S = 60

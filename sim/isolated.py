@@ -23,7 +23,6 @@ import pickle
 import signal
 from collections import deque
 
-from .faults import PlayFault
 from .chunks import (
     ChunkError,
     ChunkJob,
@@ -35,6 +34,7 @@ from .chunks import (
     stopped_by,
     warm,
 )
+from .faults import PlayFault
 from .games import get_game
 from .policies import parse_seats
 from .setup import setup

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,12 +35,11 @@ from .chunks import (
     first_chunk_bytes,
     game_bytes,
     memory_budget,
-    run_chunk,
     run_local,
     set_threads,
 )
 from .dask_backend import run_dask
-from .isolated import chunk_results, isolate, isolation, run_child, seats_with_plugins, wants_child
+from .isolated import isolation, run_child, wants_child
 from .results import (
     KNOB_COLUMNS,
     Results,
@@ -53,6 +51,7 @@ from .results import (
     summarize,
 )
 from .setup import check_count, resolve_rules, setup
+
 
 def simulate(
     rules=None,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..setup import resolve_rules as resolve_any
 from ..rules import RuleSet
+from ..setup import resolve_rules as resolve_any
 from .api import DECISIONS, N_PARAMS, compiled_moon
 from .layout import MAX_SEATS
 from .rules import SPEC

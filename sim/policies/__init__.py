@@ -203,7 +203,8 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
 
 
 def parse_seat(text: str, game=None) -> Seat:
-    """Read one seat string of ``game`` (a name or :class:`sim.game.GameSpec`; None: the default game)."""
+    """Read one seat string of ``game`` (a name or :class:`sim.game.GameSpec`; None: the
+    default game)."""
     spec = get_game(game)
     t = str(text).strip()
     if not t:

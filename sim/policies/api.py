@@ -24,7 +24,7 @@ from numba import types
 from numba.core.typing.typeof import typeof_impl
 
 from ..games import DEFAULT_GAME, get_game
-from ..jit import DISABLED, compiled, jit
+from ..jit import compiled, jit
 
 POLICY_SLOTS = 8  # parameters per policy or add-on rule
 

@@ -15,8 +15,8 @@ from runs_util import manifest, part_files, run_cli
 from analysis import AnalysisError, load_runs
 from analysis.sweep import cell_dirs, cell_label, cell_path, rebuy_na_notes, run_sweep
 from sim.results import RunDir, RunDirError, add_knob_columns, digest
-from sim.setup import make_rules
 from sim.runner import resume_run, simulate, stream_run
+from sim.setup import make_rules
 
 SEATS = "greedy,greedy,greedy"
 GAMES = 150

@@ -20,10 +20,10 @@ from runs_util import assert_same_run, manifest, run_cli
 import sim.results as results
 from analysis import AnalysisError, load_run
 from analysis.io import DamagedRunWarning
-from sim.results import RunDir, RunDirError
-from sim.setup import MAX_GAMES
 from sim.chunks import ChunkError
+from sim.results import RunDir, RunDirError
 from sim.runner import resume_run, stream_run
+from sim.setup import MAX_GAMES
 
 SEATS = "greedy,hold,random"
 GAMES, CHUNK, SEED = 300, 50, 11

@@ -44,7 +44,8 @@ def cs(text):
     return sorted(C(t) for t in text.split())
 
 
-SMALLEST = f"{Path(__file__).parents[1] / 'plugins' / 'smallest.py'}:smallest"  # smallest meld first
+# smallest meld first
+SMALLEST = f"{Path(__file__).parents[1] / 'plugins' / 'smallest.py'}:smallest"
 GO_OUT_POLICIES = ["greedy", "hold", SMALLEST]
 
 

@@ -9,7 +9,7 @@ each engine's median ns per turn and the median of the paired per-chunk ratios a
 first revision, and checks that every engine played the same number of turns (the same games;
 true for deterministic seats such as ``greedy``).
 
-    python tests/tools/ab_bench.py e6bfef6 HEAD            # 30 x 1,500 games each, 4 x greedy, pagat
+    python tests/tools/ab_bench.py e6bfef6 HEAD         # 30 x 1,500 games each, 4 x greedy, pagat
     python tests/tools/ab_bench.py e6bfef6 HEAD WORKTREE   # WORKTREE = the files as they are now
     python tests/tools/ab_bench.py main HEAD --clock cpu   # a loaded machine: CPU time, not wall
 
