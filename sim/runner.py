@@ -1,7 +1,7 @@
 """Batches of games: validation, seating, threads, chunking, progress, backends.
 
 :func:`simulate` is the Python entry point for runs that fit in memory. It validates everything
-first (a bad rule, seat or count raises :class:`RuleError` / :class:`SeatError` /
+first (a bad rule, seat or count raises :class:`~sim.rules.RuleError` / :class:`SeatError` /
 ``ValueError`` with one sentence), then runs the compiled kernel chunk by chunk. Game ``i`` of a
 run always draws from the random stream of ``(seed, i)``, so any thread count, chunk size or
 backend gives bit-identical tables.
