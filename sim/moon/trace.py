@@ -5,7 +5,8 @@ plays it again with recording on; :func:`decode` turns its event rows (:data:`~.
 :data:`~.layout.E`) into one dict per event. Tiles are written in notation, high end first
 (``"6-4"``); seats are 0..2; hands and tricks are numbered from 1.
 
-Schema (one object per event; fields may be added, never renamed)::
+Schema (one object per event; fields may be added, never renamed; docs/traces.md says what
+each field means)::
 
     game     game seed rules_id rules{knob: value} seats[3] first_bidder
     deal     hand opener hands[3][7] widow
