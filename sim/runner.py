@@ -3,12 +3,13 @@
 
 Each validates everything first (:func:`sim.setup.setup`: a bad rule, seat or count raises
 :class:`~sim.rules.RuleError` / :class:`~sim.policies.SeatError` / ``ValueError`` with one
-sentence), then hands the chunks of the run (:mod:`sim.chunks`) to a backend: ``local`` (kernel threads of this process;
-plug-in seats play in a child process, :mod:`sim.isolated`) or ``dask`` (the tasks of a Dask
-cluster, :mod:`sim.dask_backend`). A streamed run writes each finished chunk at once as one
-Parquet part per table (:class:`sim.results.RunDir`), so memory stays bounded whatever the
-number of games, and an interrupted run resumes where it stopped; :func:`simulate` keeps the
-record arrays instead and returns :class:`~sim.results.Results`.
+sentence), then hands the chunks of the run (:mod:`sim.chunks`) to a backend: ``local``
+(kernel threads of this process; plug-in seats play in a child process, :mod:`sim.isolated`)
+or ``dask`` (the tasks of a Dask cluster, :mod:`sim.dask_backend`). A streamed run writes
+each finished chunk at once as one Parquet part per table (:class:`sim.results.RunDir`), so
+memory stays bounded whatever the number of games, and an interrupted run resumes where it
+stopped; :func:`simulate` keeps the record arrays instead and returns
+:class:`~sim.results.Results`.
 """
 
 from __future__ import annotations
