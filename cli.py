@@ -1455,21 +1455,14 @@ def _compare_fields(run_dirs, labels, baseline, field_names, fmt):
     """compare --field: each field's runs compared on their own, then across skill."""
     import polars as pl
 
-    from analysis.field import (
-        compare_fields,
-        compare_fields_sentences,
-        parse_fields,
-        paths_in_fields,
-    )
-    from analysis.io import load_runs
+    from analysis.field import compare_field_runs, compare_fields_sentences, parse_fields
     from analysis.text import compare_text, render
 
     fields = parse_fields(field_names)
     if labels and len(labels) != len(run_dirs):
         raise ValueError(f"Give one label per run directory ({len(run_dirs)}), not {len(labels)}.")
     with _WarnToStderr():
-        paths, names = paths_in_fields(list(run_dirs), fields, list(labels) or None)
-        df = compare_fields(load_runs(paths, names), fields, baseline)
+        df = compare_field_runs(run_dirs, fields, baseline, list(labels) or None)
     if fmt != "table":
         click.echo(render(df, fmt))
         return

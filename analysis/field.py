@@ -62,6 +62,7 @@ __all__ = [
     "field_of",
     "field_policies",
     "field_seats",
+    "compare_field_runs",
     "compare_fields",
     "parse_fields",
     "skill_verdict",
@@ -326,6 +327,15 @@ def compare_fields(rs, fields=None, baseline: str | None = None) -> pl.DataFrame
         )
     df = pl.concat(parts, how="diagonal_relaxed")
     return add_across(df, ["rules", "metric"], "diff", "diff_low", "diff_high", order)
+
+
+def compare_field_runs(paths, fields, baseline: str | None = None, labels=None) -> pl.DataFrame:
+    """:func:`compare_fields` of the run directories among ``paths`` (named ``labels``) whose
+    seats are one of ``fields`` (what ``compare --field`` prints)."""
+    from .io import load_runs
+
+    paths, names = paths_in_fields(list(paths), fields, labels)
+    return compare_fields(load_runs(paths, names), fields, baseline)
 
 
 def compare_fields_sentences(df: pl.DataFrame) -> list[str]:

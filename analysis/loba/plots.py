@@ -157,7 +157,7 @@ def rebuy_heatmap(tab: pl.DataFrame, gap_edges=None, title: str | None = None) -
 
 def rebuy_rules_plot(table: pl.DataFrame, rule: str) -> Figure:
     """Paired 95% intervals of ``rule`` minus each rule it was compared against
-    (:func:`analysis.rebuy.compare_rebuy_rules`), win share and net stakes."""
+    (:func:`analysis.loba.rebuy.compare_rebuy_rules`), win share and net stakes."""
     fig = Figure(figsize=(9, 1.2 + 0.5 * table["against"].n_unique()), layout="constrained")
     axes = fig.subplots(1, 2)
     for ax, measure in zip(axes, ("win probability", "net stakes"), strict=True):
