@@ -134,9 +134,7 @@ def _one(rules, seats, mode, seat, rule, against, games, seed, reps, by, min_cas
             rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
         )
         fig = (
-            plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
-            if plot
-            else None
+            plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases)) if plot else None
         )
     return RebuyValue(table, lines, empty, fig, n, wrote)
 
