@@ -1445,21 +1445,14 @@ def _compare_fields(run_dirs, labels, baseline, field_names, fmt):
     """compare --field: each field's runs compared on their own, then across skill."""
     import polars as pl
 
-    from analysis.field import (
-        compare_fields,
-        compare_fields_sentences,
-        parse_fields,
-        paths_in_fields,
-    )
-    from analysis.io import load_runs
+    from analysis.field import compare_field_runs, compare_fields_sentences, parse_fields
     from analysis.text import compare_text, render
 
     fields = parse_fields(field_names)
     if labels and len(labels) != len(run_dirs):
         raise ValueError(f"Give one label per run directory ({len(run_dirs)}), not {len(labels)}.")
     with _WarnToStderr():
-        paths, names = paths_in_fields(list(run_dirs), fields, list(labels) or None)
-        df = compare_fields(load_runs(paths, names), fields, baseline)
+        df = compare_field_runs(run_dirs, fields, baseline, list(labels) or None)
     if fmt != "table":
         click.echo(render(df, fmt))
         return
@@ -1537,7 +1530,7 @@ def sweep_cmd(
 ):
     """Play the grid of knob values (same seeds in every cell) and summarise each cell."""
     from analysis.bygame import analysis_of
-    from analysis.sweep import FAMILY_NOTE, rebuy_na_notes, run_sweep
+    from analysis.sweep import FAMILY_NOTE, experiment_notes, run_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
 
@@ -1574,11 +1567,11 @@ def sweep_cmd(
         game,
     )
     metrics = analysis_of(res.game)
-    keep = res.knobs + [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
+    keep = res.knobs + [c for c in res.summary.columns if c in metrics.shown(not no_rebuy)]
     units = metrics.sweep_units
     click.echo(render(res.summary, fmt, units, columns=keep))
-    if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no rebuy value to explain
-        for line in rebuy_na_notes(res.summary, res.knobs):
+    if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no experiment value to explain
+        for line in experiment_notes(res.summary, res.knobs, res.game):
             click.echo(line)
     if fmt == "table":
         click.echo(FAMILY_NOTE)
@@ -1586,16 +1579,11 @@ def sweep_cmd(
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
 
 
-def _sweep_shown(metrics, no_rebuy: bool) -> tuple[str, ...]:
-    """The summary columns a sweep prints (without the rebuy value under --no-rebuy-value)."""
-    return tuple(c for c in metrics.sweep_shown if not (no_rebuy and c.startswith("rebuy_value")))
-
-
 def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, overwrite,
                  threads, record_rounds, no_rebuy, fmt):  # fmt: skip
     """sweep --field: the grid once per field, then each printed figure across skill."""
     from analysis.bygame import analysis_of
-    from analysis.sweep import field_sweep_sentences, rebuy_na_notes, run_field_sweep
+    from analysis.sweep import experiment_notes, field_sweep_sentences, run_field_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
 
@@ -1611,11 +1599,11 @@ def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, 
     if fmt != "table":
         click.echo(render(res.summary, fmt))
     else:
-        shown = [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
+        shown = [c for c in res.summary.columns if c in metrics.shown(not no_rebuy)]
         table = res.summary.select("field", *res.knobs, *shown)
         click.echo(render(table, fmt, metrics.sweep_units))
         for f, sw in res.sweeps.items():
-            for line in rebuy_na_notes(sw.summary, sw.knobs) if not no_rebuy else ():
+            for line in experiment_notes(sw.summary, sw.knobs, sw.game) if not no_rebuy else ():
                 click.echo(f"{f}: {line}")
         click.echo("")
         click.echo(f"Across skill (each field against {fields[0]} players, same seeds):")
@@ -1674,8 +1662,8 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps, field
         ProgressBar("rebuy experiment, games") as bar,
     ):
         build_report(
-            list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps, bar,
-            field_names,
+            list(run_dirs), tmp, title, list(labels) or None, experiment_games=rebuy_games,
+            experiment_reps=rebuy_reps, progress=bar, fields=field_names,
         )  # fmt: skip
     path = Path(out_file)
     click.echo(f"wrote {path}")
@@ -1811,14 +1799,16 @@ def rebuy_value_cmd(
     instead: the same seeds, seat --seat switching, paired game by game. State mode with
     --save FILE writes the table a seat on rebuy=table:FILE reads (it rebuys where the
     value is positive)."""
-    from analysis import plots, words
-    from analysis import rebuy as rb
+    from analysis.loba import GAME
+    from analysis.loba import rebuy as rb
+    from analysis.loba.rebuy_value import rebuy_value
+    from analysis.loba.words import REBUY_MODES
     from analysis.text import render
-    from sim.results import atomic_output, check_out_dir
+    from sim.results import check_out_dir
 
     fields = _fields_option(ctx, field_names, seats)
-    rules, seats, _ = _run_setup(preset, sets, seats, "loba")
-    seats = seats or get_game("loba").default_seats
+    rules, seats, _ = _run_setup(preset, sets, seats, GAME)
+    seats = seats or get_game(GAME).default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
     from sim.chunks import check_whole
@@ -1857,136 +1847,30 @@ def rebuy_value_cmd(
             _no_effect(flag, f"in {mode} mode", f"it is read in {only} mode only.")
     log = _Verbose()
     log.run(rules, seat_list, seed, preset)
-    _announce_compile("loba")
+    _announce_compile(GAME)
 
-    def one(seats, out_dir, save_file):
-        """(table, lines, empty, fig, games) of one seating."""
-        seat_list = check_run(rules, seats, 1, seed)[2]
-        ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
-        empty = None  # why there is no table to show (instead of an empty one)
-        if mode == "policy" and rule is not None:
-            n = 20000 if games is None else games
-            vs = "always,never,if_opponents" if against is None else against
-            with ProgressBar("games (each rule in turn)") as bar:
-                res = rb.compare_rebuy_rules(
-                    rules, seats, rule, vs, n, seed, seat, threads, out_dir, progress=bar
-                )
-            table = res.table
-            lines = words.rebuy_rule_sentences(table, seat, res.rules_id, res.rule)
-            if ruled_out:
-                lines = empty = [ruled_out]
-            fig = plots.rebuy_rules_plot(table, res.rule) if plot_file else None
-        elif mode == "policy":
-            n = 20000 if games is None else games
-            with ProgressBar("games (rebuying, then not)") as bar:
-                res = rb.rebuy_value_policy(
-                    rules, seats, n, seed, seat, threads, out_dir, progress=bar
-                )
-            table = res.table
-            lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
-            if ruled_out:  # both runs are the same games: differences of 0, no interval
-                lines = empty = [ruled_out]
-            fig = plots.rebuy_policy_plot(table) if plot_file else None
-        else:
-            n = 1000 if games is None else games
-            with ProgressBar("games", min_total=200) as bar:
-                dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=bar)
-            if out_dir is not None:
-                with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
-                    dec.write_parquet(tmp)
-            if save_file is not None:
-                labels = ",".join(s.label for s in seat_list)
-                rb.save_state_table(dec, save_file, labels, min_cases, rules_id=rules.id)
-                click.echo(f"wrote {save_file}", err=True)
-            keys = [c.strip() for c in by.split(",") if c.strip()]
-            table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
-            lines = [
-                f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
-                "pairs each."
-            ]
-            if dec.height == 0:
-                empty = [words.no_rebuy_reason(rules, len(seat_list))]
-                lines += empty
-            lines += words.rebuy_state_sentences(
-                rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
-            )
-            fig = (
-                plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
-                if (plot_file)
-                else None
-            )
-        return table, lines, empty, fig, n
-
-    if fields is None:
-        table, lines, empty, fig, n = one(seats, out_dir, save_file)
-    else:
-        table, lines, empty, fig, n = _rebuy_fields(one, seats, mode, rule, out_dir, save_file)
-    log(f"{mode} mode on {n:,} games in {log.lap():.2f} s")
+    res = rebuy_value(
+        rules, seats, mode, seat=seat, rule=rule, against=against, games=games, seed=seed,
+        reps=reps, by=by, min_cases=min_cases, plot=plot_file is not None, out_dir=out_dir,
+        save_file=save_file, threads=threads, bar=ProgressBar,
+    )  # fmt: skip
+    for f in res.wrote:
+        click.echo(f"wrote {f}", err=True)
+    log(f"{mode} mode on {res.games:,} games in {log.lap():.2f} s")
     if fmt == "table":
-        for line in lines:
+        for line in res.lines:
             click.echo(line)
-        if not empty:
+        if not res.empty:
             click.echo("")
-            click.echo(render(table, fmt))
+            click.echo(render(res.table, fmt))
             click.echo("")
-            click.echo(words.REBUY_MODES)
+            click.echo(REBUY_MODES)
     else:  # csv/json stay machine-readable; the reason goes to stderr
-        for line in empty or ():
+        for line in res.empty or ():
             click.echo(line, err=True)
-        click.echo(render(table, fmt))
-    if fig is not None:
-        _save_plot(fig, plot_file)
-
-
-def _rebuy_fields(one, seats: dict, mode, rule, out_dir, save_file):
-    """rebuy-value once per field (``seats``: field -> seat string, played by ``one``), the
-    tables stacked with a ``field`` column and the verdict across skill against the first
-    field (:mod:`analysis.field`)."""
-    import polars as pl
-
-    from analysis.field import across_sentences, add_across
-
-    fields = list(seats)
-    tables, lines, empties, n = [], [], [], 0
-    for f, s_ in seats.items():
-        out = None if out_dir is None else str(Path(out_dir) / f)
-        table, ls, empty, _fig, n = one(s_, out, save_file)
-        lines.append(f"{f} players ({s_}):")
-        lines += [f"  {ln}" for ln in ls]
-        if empty:
-            empties.append(f"{f}: {empty[0]}")
-            continue
-        tables.append(table.select(pl.lit(f).alias("field"), pl.all()))
-    if not tables:
-        return None, lines, empties or None, None, n
-    table = pl.concat(tables, how="diagonal_relaxed")
-    if mode == "policy":
-        keys = ["against", "measure"] if rule is not None else ["measure"]
-        est, lo, hi = "difference", "paired_low", "paired_high"
-
-        def name(r):
-            what = f"{rule} - {r['against']}" if rule is not None else "rebuying - declining"
-            return f"{r['measure']} ({what})"
-
-        def unit(r):
-            return r["unit"]
-    else:
-        keys = [
-            c
-            for c in table.columns
-            if c in ("players_left", "gap_band", "rebuys_used", "others_over", "policy", "round")
-        ]
-        est, lo, hi = "value", "ci_low", "ci_high"
-
-        def name(r):
-            return "value of rebuying (stakes), " + ", ".join(f"{k} {r[k]}" for k in keys)
-
-        unit = None
-    table = add_across(table, keys, est, lo, hi, fields)
-    if len(fields) > 1:
-        lines += ["", f"Across skill (each field against {fields[0]} players):"]
-        lines += across_sentences(table, keys, est, lo, hi, name, unit)
-    return table, lines, None, None, n
+        click.echo(render(res.table, fmt))
+    if res.figure is not None:
+        _save_plot(res.figure, plot_file)
 
 
 def _check_plot_file(plot_file) -> None:

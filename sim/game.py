@@ -90,6 +90,8 @@ class GameSpec:
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
     positions: Positions | None = None  # positions as files, if the game reads them
+    # "module:NAME" of the game's analysis (analysis.bygame.GameAnalysis), imported on first use
+    analysis: str | None = None
     # "module:function" compiling the engine (sim.jit.compile_aside); it is then told, on its
     # input, the run's seats of this game's own policies, to compile their functions as well
     precompile: str | None = None

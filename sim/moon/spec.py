@@ -102,5 +102,6 @@ SPEC = GameSpec(
     handle=Game,
     tools={"trick_winner": trick_winner_explained, "legal_tiles": legal_tiles},
     positions=Positions(load_position, moves, moves_text, replay_position),
+    analysis="analysis.moon:ANALYSIS",
     compile_pieces=COMPILE_PIECES,
 )

@@ -13,7 +13,7 @@ import pytest
 
 import cli
 import sim
-from analysis.rebuy import (
+from analysis.loba.rebuy import (
     _gap_label,
     compare_rebuy_rules,
     rebuy_value_policy,

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from .errors import AnalysisError
-from .estimate import Figure, estimates, per_game_columns
-from .stats import LEVEL, t_ci, welch_diff
+from ..errors import AnalysisError
+from ..estimate import Figure, estimates, per_game_columns
+from ..stats import LEVEL, t_ci, welch_diff
 
 
 def gap_bands():
