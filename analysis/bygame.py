@@ -11,11 +11,12 @@ here; nothing else asks which game it is for its metrics, and no shared module n
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import polars as pl
+
+from sim.game import load_ref
 
 from .errors import AnalysisError
 from .estimate import Figure, estimates, per_game_columns, scaled
@@ -102,6 +103,10 @@ class GameAnalysis:
     sweep_experiment: SweepExperiment | None = None
     across_fields: bool = False
 
+    def run_summary(self, game, games, seats, level: float = LEVEL) -> dict:
+        """:func:`run_summary` (what :meth:`sim.game.GameSpec.run_intervals` calls)."""
+        return run_summary(game, games, seats, level)
+
     @property
     def sweep_units(self) -> dict[str, str]:
         """The summary columns that are shares (drawn in %), for the printed table."""
@@ -116,11 +121,6 @@ class GameAnalysis:
 
 
 @functools.cache
-def _resolve(ref: str) -> GameAnalysis:
-    module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def for_game(game=None) -> GameAnalysis | None:
     """The analysis of ``game`` (a registered game name, a :class:`sim.game.GameSpec`, or None
     for the default game), imported from where its spec names it; None for a game whose
@@ -128,7 +128,7 @@ def for_game(game=None) -> GameAnalysis | None:
     from sim.games import get_game
 
     ref = get_game(game).analysis
-    return _resolve(ref) if ref else None
+    return load_ref(ref) if ref else None
 
 
 def analysis_of(game=None) -> GameAnalysis:

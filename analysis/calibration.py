@@ -177,7 +177,7 @@ def _aa(df: pl.DataFrame, sums: list[dict], level: float) -> tuple[float, float,
 
 def calibration_text(cal: Calibration, band=BAND) -> str:
     """The readable report of a calibration."""
-    from . import fmt
+    from sim import fmt
 
     head = (
         f"Calibration of {cal.rules_id} ({cal.seats}): {cal.runs} runs of {cal.games:,} games"

@@ -227,9 +227,9 @@ def across_sentences(
         net stakes (seat 0 rebuying - declining): +0.2 [+0.17, +0.23] with greedy players,
         +0.1 [+0.07, +0.13] with smart players; smart: holds (change -0.1 [-0.14, -0.06]).
 
-    ``name(row)``: what the key is called; ``unit(row)``: its unit for :mod:`analysis.fmt`
+    ``name(row)``: what the key is called; ``unit(row)``: its unit for :mod:`sim.fmt`
     (``share`` prints percentage points)."""
-    from . import fmt
+    from sim import fmt
 
     lines = []
     groups: dict[tuple, list[dict]] = {}

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
-from . import fmt
+from sim import fmt
 
 BAND_ALPHA = 0.25
 

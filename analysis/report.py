@@ -8,7 +8,7 @@ The page is the Jinja2 template ``analysis/templates/report.html.j2`` (autoescap
 computes what every report shows (runs, rules, key metrics, differences, tests) and the
 helpers a game's own sections are built with; the runs' game gives its findings, figures,
 tables and Methods (its analysis' ``report``, :mod:`analysis.bygame`). Numbers go through
-:mod:`analysis.fmt`. The tests the report states are corrected together for multiple
+:mod:`sim.fmt`. The tests the report states are corrected together for multiple
 comparisons (:mod:`analysis.family`).
 """
 
@@ -25,7 +25,9 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
-from . import fmt, words
+from sim import fmt
+
+from . import words
 from .bygame import analysis_of, no_experiment
 from .compare import compare
 from .errors import AnalysisError

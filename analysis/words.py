@@ -3,7 +3,7 @@ game shares (intervals, the tests of equal seats or positions, the skill gap, di
 a baseline). A game's own findings are in its analysis package (its ``words`` module).
 
 Every function takes tidy tables (:mod:`analysis.compare`, a game's metrics) and returns plain
-strings (no markup). Numbers go through :mod:`analysis.fmt`, the formatter the tables use.
+strings (no markup). Numbers go through :mod:`sim.fmt`, the formatter the tables use.
 
 Where the report states many tests at once it passes their Holm-adjusted
 p-values (:mod:`analysis.family`): a finding is then worded as detectable only if it survives
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from . import fmt
+from sim import fmt
+
 from .family import ALPHA
 
 _fmt = fmt  # the formatter module (interval() has a parameter of the same name)
@@ -39,7 +40,7 @@ def _after(adj, family: int | None) -> str:
 
 def interval(lo, hi, fmt=num, **kw) -> str:
     """'95% CI a…b' (the ellipsis reads better than a dash next to negative numbers), both
-    ends with the precision the interval's width needs (:func:`analysis.fmt.ends`)."""
+    ends with the precision the interval's width needs (:func:`sim.fmt.ends`)."""
     if _fmt.is_na(lo) or _fmt.is_na(hi):
         return "95% CI n/a"
     unit = "share" if fmt is pct else None

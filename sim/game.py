@@ -17,6 +17,7 @@ It must release the GIL (the runner plays slices of a chunk on several threads).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,13 @@ from .compiling import plan
 from .jit import compile_aside, compile_share, compiled, kernel_cached, tell_aside
 from .rules import RulesSpec
 from .schema import Table
+
+
+def load_ref(ref: str):
+    """The object a ``"module:NAME"`` reference names, imported on first use (a game's
+    analysis, its compile entry points: what the core reaches by name, never by import)."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @dataclass(frozen=True)
@@ -121,6 +129,13 @@ class GameSpec:
     def kinds(self) -> tuple[str, ...]:
         """Decision kinds then add-on kinds: the order of :meth:`fn_tables`."""
         return self.decisions + tuple(self.addons)
+
+    def run_intervals(self, games, seats) -> dict:
+        """The intervals of a run's summary (:meth:`sim.results.Results.summary`) from the
+        game's registered analysis (:attr:`analysis`), {} for a game without one."""
+        if not self.analysis:
+            return {}
+        return load_ref(self.analysis).run_summary(self.name, games, seats)
 
     def fn_tables(self, seats) -> tuple[tuple, np.ndarray]:
         """The kernel's per-kind function tuples and the parameter matrix, padded to

@@ -181,17 +181,15 @@ class Results:
 
         Every figure estimated from the games has its 95% interval from the analysis' one
         variance model and the game's per-game figure definitions (the game is the unit:
-        :func:`analysis.bygame.run_summary`, imported when first needed; the same figures and
-        intervals as ``loba summarize``). ``metric`` names the figure it comes from (a total
-        over the run, such as its void rounds, is that figure per game times the games) and
-        ``method`` how the interval was formed, or why there is none: the games played and
+        :func:`analysis.bygame.run_summary`, reached through the game's registered analysis,
+        :meth:`GameSpec.run_intervals`; the same figures and intervals as ``loba summarize``).
+        ``metric`` names the figure it comes from (a total over the run, such as its void
+        rounds, is that figure per game times the games) and ``method`` how the interval was formed, or why there is none: the games played and
         the timings are facts of this run, not estimates; a figure on which every game agrees
         has no interval (``no interval: every game agrees``)."""
-        from analysis.bygame import run_summary
-
         from .display import summary_frame
 
-        intervals = run_summary(self.spec.name, self.frames["games"], self.frames["seats"])
+        intervals = self.spec.run_intervals(self.frames["games"], self.frames["seats"])
         return summary_frame(self.summary_dict(), self.spec.summary.units, intervals)
 
     def _repr_html_(self) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from .. import fmt
+from sim import fmt
+
 from ..family import adjusted, family_of_tests
 from ..io import RunSet
 from ..plots import rounds_plot, seat_advantage_plot

@@ -304,7 +304,7 @@ def test_report_family_corrects_a_lone_p_of_0_037():
 
 
 def test_one_formatter():
-    from analysis import fmt
+    from sim import fmt
 
     assert fmt.share(0.005) == "0.50%" and fmt.share(1.87e-05) == "0.00187%"
     assert fmt.pvalue(0.0) == "< 1e-300" and fmt.pvalue(0.037) == "0.037"
