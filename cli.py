@@ -20,38 +20,26 @@ from sim.house import is_house_file
 from sim.policies import SeatError
 from sim.results import RunDirError
 from sim.rules import RuleError
+from sim.setup import settings
 
 USER_ERRORS = (RuleError, SeatError, GameError, RunDirError, ValueError, FileNotFoundError)
 
 
 def _house_rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
-    """(rule set, house-rules file or None) of ``--rules`` (a preset, a canonical id or a
-    house-rules .toml file) plus ``--set`` overrides (which win over the file's knobs)."""
-    from sim.house import load_house_rules
-    from sim.rules import parse_assignments, parse_rules_id
-
-    house = load_house_rules(preset, game) if preset and is_house_file(preset) else None
-    if house is not None:
-        rules = house.rules
-    else:
-        rules = parse_rules_id(preset, game) if preset else get_game(game).rules.make()
-    overrides = parse_assignments(sets)
-    return (rules.replace(**overrides) if overrides else rules), house
+    """(rule set, house-rules file or None) of ``--rules`` and ``--set``."""
+    s = settings(preset, sets, None, game)
+    return s.rules, s.house
 
 
 def _rules(preset: str | None, sets: tuple[str, ...], game: str | None = None):
     """The rule set of ``--rules`` (a preset, a canonical id or a house-rules file) plus
     ``--set`` overrides."""
-    return _house_rules(preset, sets, game)[0]
+    return settings(preset, sets, None, game).rules
 
 
 def _run_setup(preset, sets, seats, game=None):
-    """(rules, seats, label) of --rules/--set/--seats: a house-rules file also gives the seats
-    (when --seats is not given; given ones must agree with the file's) and a label."""
-    rules, house = _house_rules(preset, sets, game)
-    if house is None:
-        return rules, seats, None
-    return rules, house.pick_seats(seats), house.label
+    """(rules, seats, label) of --rules/--set/--seats (:func:`sim.setup.settings`)."""
+    return settings(preset, sets, seats, game)[:3]
 
 
 def _presets() -> str:
@@ -462,7 +450,7 @@ def rules_cmd(preset, rules_opt, sets, game, fmt, seats, label):
     rules, house = _house_rules(preset, sets, game)
     if fmt == "toml":
         from sim.house import house_toml
-        from sim.runner import check_run
+        from sim.setup import check_run
 
         if house is not None:
             seats = house.pick_seats(seats)
@@ -765,8 +753,9 @@ def simulate_cmd(
     plug-in that crashes it (e.g. a segfault) stops the run with one sentence naming the seat
     (exit 1), and the finished chunks resume.
     """
+    from sim.chunks import MAX_THREADS, ChunkError, chunk_games
     from sim.results import RunDir
-    from sim.runner import MAX_THREADS, ChunkError, chunk_games, resume_run, stream_run
+    from sim.runner import resume_run, stream_run
 
     log = _Verbose()
     target = resume_dir or out_dir
@@ -793,7 +782,7 @@ def simulate_cmd(
         run_game = manifest.get("game")
         label = manifest.get("label") if isinstance(manifest.get("label"), str) else None
         if log.on:
-            from sim.runner import resolve_rules
+            from sim.setup import resolve_rules
 
             done, total = run.games_done(), manifest["games"]
             log(f"resuming '{resume_dir}': {done:,} of {total:,} games done")
@@ -805,7 +794,8 @@ def simulate_cmd(
             chunk = min(chunk_size or run.chunk_size, run.chunk_size)
             log(f"chunks of at most {chunk:,} games")
     else:
-        from sim.runner import _check_backend, check_run
+        from sim.runner import _check_backend
+        from sim.setup import check_run
 
         rules, seats, label = _run_setup(preset, sets, seats, game)
         spec, rules, seat_list = check_run(rules, seats, games, seed)
@@ -959,7 +949,7 @@ def _interrupted(target) -> str:
 def bench_cmd(games, game, seats, preset, sets, fmt):
     """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
     from sim.isolated import bench_lines
-    from sim.runner import check_run
+    from sim.setup import check_run
 
     if isinstance(games, bool) or games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
@@ -1084,7 +1074,7 @@ def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end
         raise click.UsageError("Give the run's seed (--seed S), or the run directory.")
     else:
         rules, seats, _ = _run_setup(preset, sets, seats, game)
-    from sim.runner import check_run
+    from sim.setup import check_run
     from sim.trace import check_index
 
     spec, _, seat_list = check_run(rules, seats, 1, seed, game)  # bad input fails first
@@ -1115,7 +1105,7 @@ def _guarded(fn, spec, seat_list, *args, doing: str, specs="portable") -> list:
     crash, a hang or an exception in its code ends in one sentence. ``specs``: the seat strings
     handed on (default: ``seat_list``'s, portable to another process)."""
     from sim.isolated import guarded, seats_with_plugins
-    from sim.runner import portable_seat
+    from sim.setup import portable_seat
 
     plays = tuple(portable_seat(s) for s in seat_list) if specs == "portable" else specs
     first, rest = args[:1], args[1:]
@@ -1132,7 +1122,7 @@ def _run_settings(run_dir, game, preset, sets, seats, seed, index):
     from sim.policies import parse_seats
     from sim.results import RunDir
     from sim.rules import parse_assignments
-    from sim.runner import resolve_rules
+    from sim.setup import resolve_rules
 
     if run_dir.strip().isdigit() and not Path(run_dir).exists():
         raise click.UsageError(f"No run directory '{run_dir}'; a game index is --index {run_dir}.")
@@ -1455,21 +1445,14 @@ def _compare_fields(run_dirs, labels, baseline, field_names, fmt):
     """compare --field: each field's runs compared on their own, then across skill."""
     import polars as pl
 
-    from analysis.field import (
-        compare_fields,
-        compare_fields_sentences,
-        parse_fields,
-        paths_in_fields,
-    )
-    from analysis.io import load_runs
+    from analysis.field import compare_field_runs, compare_fields_sentences, parse_fields
     from analysis.text import compare_text, render
 
     fields = parse_fields(field_names)
     if labels and len(labels) != len(run_dirs):
         raise ValueError(f"Give one label per run directory ({len(run_dirs)}), not {len(labels)}.")
     with _WarnToStderr():
-        paths, names = paths_in_fields(list(run_dirs), fields, list(labels) or None)
-        df = compare_fields(load_runs(paths, names), fields, baseline)
+        df = compare_field_runs(run_dirs, fields, baseline, list(labels) or None)
     if fmt != "table":
         click.echo(render(df, fmt))
         return
@@ -1547,7 +1530,7 @@ def sweep_cmd(
 ):
     """Play the grid of knob values (same seeds in every cell) and summarise each cell."""
     from analysis.bygame import analysis_of
-    from analysis.sweep import FAMILY_NOTE, rebuy_na_notes, run_sweep
+    from analysis.sweep import FAMILY_NOTE, experiment_notes, run_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
 
@@ -1584,11 +1567,11 @@ def sweep_cmd(
         game,
     )
     metrics = analysis_of(res.game)
-    keep = res.knobs + [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
+    keep = res.knobs + [c for c in res.summary.columns if c in metrics.shown(not no_rebuy)]
     units = metrics.sweep_units
     click.echo(render(res.summary, fmt, units, columns=keep))
-    if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no rebuy value to explain
-        for line in rebuy_na_notes(res.summary, res.knobs):
+    if fmt == "table" and not no_rebuy:  # --no-rebuy-value: no experiment value to explain
+        for line in experiment_notes(res.summary, res.knobs, res.game):
             click.echo(line)
     if fmt == "table":
         click.echo(FAMILY_NOTE)
@@ -1596,16 +1579,11 @@ def sweep_cmd(
     click.echo(f"wrote {out_dir} (summary.csv, sweep.png, cells/)", err=True)
 
 
-def _sweep_shown(metrics, no_rebuy: bool) -> tuple[str, ...]:
-    """The summary columns a sweep prints (without the rebuy value under --no-rebuy-value)."""
-    return tuple(c for c in metrics.sweep_shown if not (no_rebuy and c.startswith("rebuy_value")))
-
-
 def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, overwrite,
                  threads, record_rounds, no_rebuy, fmt):  # fmt: skip
     """sweep --field: the grid once per field, then each printed figure across skill."""
     from analysis.bygame import analysis_of
-    from analysis.sweep import field_sweep_sentences, rebuy_na_notes, run_field_sweep
+    from analysis.sweep import experiment_notes, field_sweep_sentences, run_field_sweep
     from analysis.text import render
     from sim.rules import parse_assignments
 
@@ -1621,11 +1599,11 @@ def _field_sweep(fields, game, preset, sets, vary, seats, games, seed, out_dir, 
     if fmt != "table":
         click.echo(render(res.summary, fmt))
     else:
-        shown = [c for c in res.summary.columns if c in _sweep_shown(metrics, no_rebuy)]
+        shown = [c for c in res.summary.columns if c in metrics.shown(not no_rebuy)]
         table = res.summary.select("field", *res.knobs, *shown)
         click.echo(render(table, fmt, metrics.sweep_units))
         for f, sw in res.sweeps.items():
-            for line in rebuy_na_notes(sw.summary, sw.knobs) if not no_rebuy else ():
+            for line in experiment_notes(sw.summary, sw.knobs, sw.game) if not no_rebuy else ():
                 click.echo(f"{f}: {line}")
         click.echo("")
         click.echo(f"Across skill (each field against {fields[0]} players, same seeds):")
@@ -1684,8 +1662,8 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps, field
         ProgressBar("rebuy experiment, games") as bar,
     ):
         build_report(
-            list(run_dirs), tmp, title, list(labels) or None, rebuy_games, rebuy_reps, bar,
-            field_names,
+            list(run_dirs), tmp, title, list(labels) or None, experiment_games=rebuy_games,
+            experiment_reps=rebuy_reps, progress=bar, fields=field_names,
         )  # fmt: skip
     path = Path(out_file)
     click.echo(f"wrote {path}")
@@ -1821,17 +1799,19 @@ def rebuy_value_cmd(
     instead: the same seeds, seat --seat switching, paired game by game. State mode with
     --save FILE writes the table a seat on rebuy=table:FILE reads (it rebuys where the
     value is positive)."""
-    from analysis import plots, words
-    from analysis import rebuy as rb
+    from analysis.loba import GAME
+    from analysis.loba import rebuy as rb
+    from analysis.loba.rebuy_value import rebuy_value
+    from analysis.loba.words import REBUY_MODES
     from analysis.text import render
-    from sim.results import atomic_output, check_out_dir
+    from sim.results import check_out_dir
 
     fields = _fields_option(ctx, field_names, seats)
-    rules, seats, _ = _run_setup(preset, sets, seats, "loba")
-    seats = seats or get_game("loba").default_seats
+    rules, seats, _ = _run_setup(preset, sets, seats, GAME)
+    seats = seats or get_game(GAME).default_seats
     if games is not None and games < 1:
         raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
-    from sim.runner import check_whole
+    from sim.chunks import check_whole
 
     check_whole("--reps", reps, 1, rb.MAX_REPS)  # (in either mode: never silently ignored)
     check_whole("--min-cases", min_cases, 1, 10**9)
@@ -1851,7 +1831,7 @@ def rebuy_value_cmd(
         check_out_file(save_file, "Rebuy table")
     if against is not None and rule is None and mode == "policy":
         raise ValueError("--against needs --rebuy RULE: the rule to compare with those.")
-    from sim.runner import check_run
+    from sim.setup import check_run
 
     if fields is not None:
         from analysis.field import field_seats
@@ -1867,136 +1847,30 @@ def rebuy_value_cmd(
             _no_effect(flag, f"in {mode} mode", f"it is read in {only} mode only.")
     log = _Verbose()
     log.run(rules, seat_list, seed, preset)
-    _announce_compile("loba")
+    _announce_compile(GAME)
 
-    def one(seats, out_dir, save_file):
-        """(table, lines, empty, fig, games) of one seating."""
-        seat_list = check_run(rules, seats, 1, seed)[2]
-        ruled_out = words.rebuys_ruled_out(rules, len(seat_list))
-        empty = None  # why there is no table to show (instead of an empty one)
-        if mode == "policy" and rule is not None:
-            n = 20000 if games is None else games
-            vs = "always,never,if_opponents" if against is None else against
-            with ProgressBar("games (each rule in turn)") as bar:
-                res = rb.compare_rebuy_rules(
-                    rules, seats, rule, vs, n, seed, seat, threads, out_dir, progress=bar
-                )
-            table = res.table
-            lines = words.rebuy_rule_sentences(table, seat, res.rules_id, res.rule)
-            if ruled_out:
-                lines = empty = [ruled_out]
-            fig = plots.rebuy_rules_plot(table, res.rule) if plot_file else None
-        elif mode == "policy":
-            n = 20000 if games is None else games
-            with ProgressBar("games (rebuying, then not)") as bar:
-                res = rb.rebuy_value_policy(
-                    rules, seats, n, seed, seat, threads, out_dir, progress=bar
-                )
-            table = res.table
-            lines = words.rebuy_policy_sentences(table, seat, res.rules_id)
-            if ruled_out:  # both runs are the same games: differences of 0, no interval
-                lines = empty = [ruled_out]
-            fig = plots.rebuy_policy_plot(table) if plot_file else None
-        else:
-            n = 1000 if games is None else games
-            with ProgressBar("games", min_total=200) as bar:
-                dec = rb.rebuy_value_state(rules, seats, n, seed, reps, progress=bar)
-            if out_dir is not None:
-                with atomic_output(Path(out_dir) / "decisions.parquet") as tmp:
-                    dec.write_parquet(tmp)
-            if save_file is not None:
-                labels = ",".join(s.label for s in seat_list)
-                rb.save_state_table(dec, save_file, labels, min_cases, rules_id=rules.id)
-                click.echo(f"wrote {save_file}", err=True)
-            keys = [c.strip() for c in by.split(",") if c.strip()]
-            table = rb.tabulate_state_value(dec, keys, min_cases=min_cases)
-            lines = [
-                f"{dec.height:,} rebuy decisions in {n:,} games of {rules.id}, {reps} branch "
-                "pairs each."
-            ]
-            if dec.height == 0:
-                empty = [words.no_rebuy_reason(rules, len(seat_list))]
-                lines += empty
-            lines += words.rebuy_state_sentences(
-                rb.tabulate_state_value(dec, ["players_left"], min_cases=min_cases)
-            )
-            fig = (
-                plots.rebuy_heatmap(rb.tabulate_state_value(dec, min_cases=min_cases))
-                if (plot_file)
-                else None
-            )
-        return table, lines, empty, fig, n
-
-    if fields is None:
-        table, lines, empty, fig, n = one(seats, out_dir, save_file)
-    else:
-        table, lines, empty, fig, n = _rebuy_fields(one, seats, mode, rule, out_dir, save_file)
-    log(f"{mode} mode on {n:,} games in {log.lap():.2f} s")
+    res = rebuy_value(
+        rules, seats, mode, seat=seat, rule=rule, against=against, games=games, seed=seed,
+        reps=reps, by=by, min_cases=min_cases, plot=plot_file is not None, out_dir=out_dir,
+        save_file=save_file, threads=threads, bar=ProgressBar,
+    )  # fmt: skip
+    for f in res.wrote:
+        click.echo(f"wrote {f}", err=True)
+    log(f"{mode} mode on {res.games:,} games in {log.lap():.2f} s")
     if fmt == "table":
-        for line in lines:
+        for line in res.lines:
             click.echo(line)
-        if not empty:
+        if not res.empty:
             click.echo("")
-            click.echo(render(table, fmt))
+            click.echo(render(res.table, fmt))
             click.echo("")
-            click.echo(words.REBUY_MODES)
+            click.echo(REBUY_MODES)
     else:  # csv/json stay machine-readable; the reason goes to stderr
-        for line in empty or ():
+        for line in res.empty or ():
             click.echo(line, err=True)
-        click.echo(render(table, fmt))
-    if fig is not None:
-        _save_plot(fig, plot_file)
-
-
-def _rebuy_fields(one, seats: dict, mode, rule, out_dir, save_file):
-    """rebuy-value once per field (``seats``: field -> seat string, played by ``one``), the
-    tables stacked with a ``field`` column and the verdict across skill against the first
-    field (:mod:`analysis.field`)."""
-    import polars as pl
-
-    from analysis.field import across_sentences, add_across
-
-    fields = list(seats)
-    tables, lines, empties, n = [], [], [], 0
-    for f, s_ in seats.items():
-        out = None if out_dir is None else str(Path(out_dir) / f)
-        table, ls, empty, _fig, n = one(s_, out, save_file)
-        lines.append(f"{f} players ({s_}):")
-        lines += [f"  {ln}" for ln in ls]
-        if empty:
-            empties.append(f"{f}: {empty[0]}")
-            continue
-        tables.append(table.select(pl.lit(f).alias("field"), pl.all()))
-    if not tables:
-        return None, lines, empties or None, None, n
-    table = pl.concat(tables, how="diagonal_relaxed")
-    if mode == "policy":
-        keys = ["against", "measure"] if rule is not None else ["measure"]
-        est, lo, hi = "difference", "paired_low", "paired_high"
-
-        def name(r):
-            what = f"{rule} - {r['against']}" if rule is not None else "rebuying - declining"
-            return f"{r['measure']} ({what})"
-
-        def unit(r):
-            return r["unit"]
-    else:
-        keys = [
-            c
-            for c in table.columns
-            if c in ("players_left", "gap_band", "rebuys_used", "others_over", "policy", "round")
-        ]
-        est, lo, hi = "value", "ci_low", "ci_high"
-
-        def name(r):
-            return "value of rebuying (stakes), " + ", ".join(f"{k} {r[k]}" for k in keys)
-
-        unit = None
-    table = add_across(table, keys, est, lo, hi, fields)
-    if len(fields) > 1:
-        lines += ["", f"Across skill (each field against {fields[0]} players):"]
-        lines += across_sentences(table, keys, est, lo, hi, name, unit)
-    return table, lines, None, None, n
+        click.echo(render(res.table, fmt))
+    if res.figure is not None:
+        _save_plot(res.figure, plot_file)
 
 
 def _check_plot_file(plot_file) -> None:
@@ -2119,7 +1993,7 @@ def tournament_cmd(
     """
     from analysis import tournament as T
     from analysis.text import render, tournament_text
-    from sim.runner import set_threads
+    from sim.chunks import set_threads
 
     log = _Verbose()
     rules, house = _house_rules(preset, sets, game)
@@ -2258,7 +2132,7 @@ def tune_cmd(
     """
     from analysis import tune as T
     from analysis.text import tune_text
-    from sim.runner import set_threads
+    from sim.chunks import set_threads
 
     log = _Verbose()
     rules = _rules(preset, sets, game)

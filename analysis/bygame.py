@@ -1,19 +1,23 @@
-"""What the analysis knows of each game, in one place: its headline metrics, each game's share
-of them for pairing runs of the same seeds, what a sweep summarises and draws, and which
-differences the sentences state. :func:`analysis.compare.compare`, the sweep, the report and
-``summarize`` look a run's game up here (:func:`analysis_of`); nothing else asks which game
-it is for its metrics.
+"""What the analysis knows of each game, reached through one registration per game.
+
+A game's analysis (its metrics, report sections and findings, sweep columns and figure panels,
+and the paired experiments it offers) is one :class:`GameAnalysis` in the game's own analysis
+package; the game's spec names it (``GameSpec.analysis``, ``"module:NAME"``, e.g.
+``"analysis.loba:ANALYSIS"``), and :func:`for_game` imports it on first use.
+:func:`analysis.compare.compare`, the sweep, the report and ``summarize`` look a run's game up
+here; nothing else asks which game it is for its metrics, and no shared module names a game.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
-from . import metrics as M
-from . import moon as MN
+from sim.game import load_ref
+
 from .errors import AnalysisError
 from .estimate import Figure, estimates, per_game_columns, scaled
 from .stats import LEVEL
@@ -33,15 +37,59 @@ class Panel:
 
 
 @dataclass(frozen=True)
+class SweepExperiment:
+    """A paired experiment a sweep runs beside each cell, on the cell's rules and seeds: each
+    seating of :attr:`seatings` (seat :attr:`seat` switched) is played too, and the cell's row
+    gets the paired difference between them.
+
+    ``folder``: where its runs go under the sweep's ``OUT/`` (laid out like ``cells/``, one
+    folder per seating's tag); ``seatings(labels)``: tag -> (seat strings, their canonical
+    labels) of the runs it needs, from the cell's seat labels; ``value(runs)``: its table from
+    the runs by tag (:class:`sim.results.Results`); ``columns(table)``: the summary columns it
+    adds to a cell's row (``table`` None: not played); ``names``: those columns, each with
+    ``_low``/``_high``, set across fields of players; ``label``: what their difference is, in
+    words; ``units``: column -> unit where not a plain number; ``notes(summary, knobs)``: why
+    a cell has no value, one line per reason; ``meta_key``: the key of ``sweep.json`` that
+    records the switched seat (null when not played)."""
+
+    folder: str
+    seatings: Callable[[list[str]], dict]
+    value: Callable[[dict], pl.DataFrame]
+    columns: Callable[[pl.DataFrame | None], dict]
+    names: tuple[str, ...]
+    label: str
+    notes: Callable[[pl.DataFrame, list[str]], list[str]]
+    meta_key: str
+    seat: int = 0
+    units: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReportExperiment:
+    """An experiment the report adds on request (``experiment_games`` > 0):
+    ``run(runset, games, reps, progress)`` -> its section (``title``, ``intro``, ``sentences``,
+    ``empty``: what to say without any, ``figure``); ``option``: the command-line option asking
+    for it and ``what``: what it values (for the sentence refusing it to a game without one)."""
+
+    run: Callable
+    option: str
+    what: str
+
+
+@dataclass(frozen=True)
 class GameAnalysis:
-    """A game's metrics. ``key_metrics(games, seats, detail, level)``: the long table of
-    :func:`analysis.metrics.key_metrics`; ``per_game(games, seats, detail)``: its per-game
-    ``"<metric>|y"``/``"<metric>|x"`` columns (``detail``: the rounds or hands table, or
+    """A game's analysis. ``key_metrics(games, seats, detail, level)``: its long metrics table
+    (the columns of :func:`analysis.metrics.long_table`); ``per_game(games, seats, detail)``:
+    its per-game ``"<metric>|y"``/``"<metric>|x"`` columns (``detail``: the detail table, or
     None); ``sweep_columns``: summary column -> key metric; ``sweep_panels``: the four panels
-    of the sweep's figure; ``sweep_shown``: the summary columns ``loba sweep`` prints;
+    of the sweep's figure; ``sweep_shown``: the summary columns the ``sweep`` command prints;
     ``stated``: the differences from a baseline worded as sentences (and tested together in
-    the report); ``rebuys``: a sweep also values rebuying (paired always/never runs);
-    ``summary_figures``: the figures of the game's run summary (:func:`run_summary`)."""
+    the report); ``summary_figures``: the figures of the game's run summary
+    (:func:`run_summary`); ``report(runset, km, cmp)``: the report's sections
+    (:class:`analysis.report.Sections`: findings, figures, the game's own tables, methods);
+    ``report_experiment`` and ``sweep_experiment``: the game's experiments, if any;
+    ``across_fields``: the report sets differences across fields of players
+    (:mod:`analysis.field`)."""
 
     key_metrics: Callable
     per_game: Callable
@@ -49,127 +97,93 @@ class GameAnalysis:
     sweep_panels: tuple[Panel, ...]
     sweep_shown: tuple[str, ...]
     stated: tuple[str, ...]
-    rebuys: bool = False
+    report: Callable
     summary_figures: Callable | None = None  # (games, seats) -> see run_summary
+    report_experiment: ReportExperiment | None = None
+    sweep_experiment: SweepExperiment | None = None
+    across_fields: bool = False
+
+    def run_summary(self, game, games, seats, level: float = LEVEL) -> dict:
+        """:func:`run_summary` (what :meth:`sim.game.GameSpec.run_intervals` calls)."""
+        return run_summary(game, games, seats, level)
 
     @property
     def sweep_units(self) -> dict[str, str]:
         """The summary columns that are shares (drawn in %), for the printed table."""
         return {p.column: "share" for p in self.sweep_panels if p.factor == 100}
 
-
-def _loba_key(games, seats, detail=None, level: float = LEVEL):
-    return M.key_metrics(games, seats, level)
-
-
-def _loba_per_game(games, seats, detail=None):
-    return M.per_game(games, seats)
-
-
-GAMES: dict[str, GameAnalysis] = {
-    "loba": GameAnalysis(
-        key_metrics=_loba_key,
-        per_game=_loba_per_game,
-        sweep_columns=(
-            ("mean_rounds", M.M_ROUNDS),
-            ("mean_turns", M.M_TURNS),
-            ("elim_risk", M.M_HAZARD),
-            ("rebuys_per_game", M.M_REBUYS),
-            ("dealer_left_share", M.M_DEALER_LEFT),
-            ("bonus_rate", M.M_BONUS),
-            ("unfinished", M.M_UNFINISHED),
-            ("first_elim_round", M.M_FIRST_ELIM),
-        ),
-        sweep_panels=(
-            Panel("mean_rounds", "rounds per game", "rounds"),
-            Panel("elim_risk", "elimination risk per player-round", "%", 100.0),
-            Panel("rebuy_value", "value of always rebuying (seat 0)", "stakes / game", 1.0, "0"),
-            Panel("dealer_left_share", "win share of the dealer's left", "%", 100.0, "fair share"),
-        ),
-        sweep_shown=(
-            "mean_rounds",
-            "elim_risk",
-            "rebuys_per_game",
-            "rebuy_value",
-            "rebuy_value_low",
-            "rebuy_value_high",
-            "dealer_left_share",
-            "seat_p",
-        ),
-        stated=(
-            M.M_ROUNDS,
-            M.M_TURNS,
-            M.M_FIRST_ELIM,
-            M.M_REBUYS,
-            M.M_HAZARD,
-            M.M_DEALER_LEFT,
-            M.M_BONUS,
-        ),
-        rebuys=True,
-        summary_figures=M.summary_figures,
-    ),
-    "moon": GameAnalysis(
-        key_metrics=MN.moon_metrics,
-        per_game=MN.per_game,
-        sweep_columns=(
-            ("mean_hands", MN.M_HANDS),
-            ("redeal_share", MN.M_REDEALS),
-            ("made_share", MN.M_MADE),
-            ("moon_bid_share", MN.M_MOON_BID),
-            ("games_moon_bid", MN.M_GAMES_MOON_BID),
-            ("first_bidder_share", MN.M_FIRST_BIDDER),
-            ("unfinished", M.M_UNFINISHED),
-        ),
-        sweep_panels=(
-            Panel("mean_hands", "hands per game (redeals included)", "hands"),
-            Panel("made_share", "contracts made", "%", 100.0),
-            Panel("moon_bid_share", "moon bids per played hand", "%", 100.0),
-            Panel("first_bidder_share", "win share of the first bidder", "%", 100.0, "fair share"),
-        ),
-        sweep_shown=("mean_hands", "made_share", "moon_bid_share", "first_bidder_share", "seat_p"),
-        stated=(
-            MN.M_HANDS,
-            MN.M_REDEALS,
-            MN.M_MADE,
-            MN.M_MOON_BID,
-            MN.M_MOON_MADE,
-            MN.M_WIDOW_KEPT,
-            MN.M_FIRST_BIDDER,
-        ),
-        summary_figures=MN.summary_figures,
-    ),
-}
+    def shown(self, experiment: bool = True) -> tuple[str, ...]:
+        """The summary columns a sweep prints (``experiment`` False: without the sweep
+        experiment's columns, it was not played)."""
+        exp = self.sweep_experiment
+        drop = () if experiment or exp is None else exp.names
+        return tuple(c for c in self.sweep_shown if not c.startswith(drop))
 
 
-def analysis_of(game: str) -> GameAnalysis:
-    """The metrics of ``game`` (a registered game name); one sentence for a game the analysis
-    does not know yet."""
-    if game not in GAMES:
+@functools.cache
+def for_game(game=None) -> GameAnalysis | None:
+    """The analysis of ``game`` (a registered game name, a :class:`sim.game.GameSpec`, or None
+    for the default game), imported from where its spec names it; None for a game whose
+    analysis is not written yet."""
+    from sim.games import get_game
+
+    ref = get_game(game).analysis
+    return load_ref(ref) if ref else None
+
+
+def analysis_of(game=None) -> GameAnalysis:
+    """:func:`for_game`, with one sentence for a game the analysis does not know yet."""
+    ga = for_game(game)
+    if ga is None:
         from sim.games import get_game
 
         raise AnalysisError(
             f"The analysis knows no metrics of {get_game(game).title} yet ('loba summarize'"
             " gives the figures every game has)."
         )
-    return GAMES[game]
+    return ga
 
 
-def run_summary(game: str, games, seats, level: float = LEVEL) -> dict:
+def registered() -> list[tuple[object, GameAnalysis]]:
+    """(spec, analysis) of every registered game that has one, in registry order."""
+    from sim.games import all_games
+
+    return [(spec, ga) for spec in all_games() if (ga := for_game(spec)) is not None]
+
+
+def stated_metrics() -> list[str]:
+    """Every game's stated differences (:attr:`GameAnalysis.stated`): the metric names differ
+    from game to game, so one list serves a comparison of any game."""
+    return [m for _, ga in registered() for m in ga.stated]
+
+
+def no_experiment(title: str) -> str:
+    """Why the report refuses its experiment to the game titled ``title`` (it has none), in one
+    sentence naming the option and a game that has one."""
+    spec, ga = next((s, g) for s, g in registered() if g.report_experiment is not None)
+    e = ga.report_experiment
+    return f"{e.option} values {spec.title}'s {e.what}; {title} has none to value."
+
+
+def run_summary(game, games, seats, level: float = LEVEL) -> dict:
     """The intervals of a run's summary (:meth:`sim.results.Results.summary`), from the
     game's per-game figure definitions (``summary_figures``; :mod:`analysis.estimate`, the
     same model as ``loba summarize``): ``{summary key: estimate}`` (the keys of
     :func:`analysis.estimate.estimate` and ``metric``, the figure's name; a total over the
     run is its figure per game times the games) and ``"seats"``: each seat's win share's.
     A game the analysis does not know yet gets its unfinished games and win shares."""
-    ga = GAMES.get(game)
+    from .io import collect
+    from .metrics import M_UNFINISHED, prep, seat_share_figures, with_seed
+
+    ga = for_game(game)
     if ga is not None and ga.summary_figures is not None:
         frame, table, seat_figs = ga.summary_figures(games, seats)
     else:
-        frame = M.with_seed(M._prep(games))
-        n = int(M.collect(frame.select(pl.col("n_players").max())).item() or 0)
+        frame = with_seed(prep(games))
+        n = int(collect(frame.select(pl.col("n_players").max())).item() or 0)
         one = pl.lit(1.0)
-        unfinished = Figure(M.M_UNFINISHED, "share", pl.col("winner").is_null(), one, "share", True)
-        table, seat_figs = {"unfinished": (unfinished, True)}, M.seat_share_figures(n)
+        unfinished = Figure(M_UNFINISHED, "share", pl.col("winner").is_null(), one, "share", True)
+        table, seat_figs = {"unfinished": (unfinished, True)}, seat_share_figures(n)
     figs = [f for f, _ in table.values()] + seat_figs
     lf = frame.select("variant", "run", "seed", "game", *per_game_columns(figs))
     est = {r["metric"]: r for r in estimates(lf, figs, ("variant",), level).iter_rows(named=True)}

@@ -81,7 +81,7 @@ class Calibration:
 
 
 def calibrate(
-    game: str = "loba",
+    game: str | None = None,
     runs: int = 60,
     games: int = 4000,
     rules=None,
@@ -92,7 +92,8 @@ def calibrate(
     level: float = LEVEL,
 ) -> Calibration:
     """Play ``runs`` runs of ``games`` games (seeds ``seed``, ``seed + 1``, ...; rules and seats
-    as ``sim.simulate`` takes them, the game's defaults when None; each with its detail table,
+    as ``sim.simulate`` takes them, the game's defaults when None; ``game`` None: the default
+    game; each with its detail table,
     so the figures that need it are checked too) and measure how honest each interval is."""
     import sim
 
@@ -176,7 +177,7 @@ def _aa(df: pl.DataFrame, sums: list[dict], level: float) -> tuple[float, float,
 
 def calibration_text(cal: Calibration, band=BAND) -> str:
     """The readable report of a calibration."""
-    from . import fmt
+    from sim import fmt
 
     head = (
         f"Calibration of {cal.rules_id} ({cal.seats}): {cal.runs} runs of {cal.games:,} games"

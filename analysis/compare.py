@@ -97,7 +97,7 @@ def compare(
     baseline: str | None = None,
     level: float = LEVEL,
     paired: bool | None = None,
-    game: str = "loba",
+    game: str | None = None,
     detail=None,
 ) -> pl.DataFrame:
     """Long table: ``metric, unit, variant, value, ci_low, ci_high, n, baseline, paired,
@@ -107,9 +107,10 @@ def compare(
     ``no interval: every game agrees``; empty for the baseline itself and for test p-values, which
     are not differenced).
 
-    ``game``: whose metrics (:mod:`analysis.bygame`); ``detail``: its rounds or hands table,
-    or None. ``paired``: None (default) pairs a variant with the baseline whenever they hold
-    the same seeds and games; False never pairs (the unpaired intervals only)."""
+    ``game``: whose metrics (:mod:`analysis.bygame`; None: the default game); ``detail``: its
+    detail table, or None. ``paired``: None (default) pairs a variant with the baseline
+    whenever they hold the same seeds and games; False never pairs (the unpaired intervals
+    only)."""
     metrics = analysis_of(game)
     km = metrics.key_metrics(games, seats, detail, level)
     variants = km["variant"].unique(maintain_order=True).to_list()

@@ -3,8 +3,8 @@
 A report that states many findings, each at 5%, will state some false ones by chance: twenty
 true null effects give about one p < 0.05. :func:`family_of_tests` gathers every test whose result
 the report words as a finding — the chi-square test of equal seats of each variant, the
-binomial test of each policy's share of wins against its fair share (Loba), the tests of a
-metrics table (Moon: equal positions from the first bidder, equal seats), and every difference
+binomial test of each policy's share of wins against its fair share, the tests of a game's
+metrics table (e.g. equal positions from the first bidder, equal seats), and every difference
 from the baseline in the report's comparison table — and adjusts their p-values together with
 Holm's method (:func:`analysis.stats.adjust_pvalues`), which keeps the chance of any false
 finding in the report at 5% whatever the dependence between the tests. A finding is worded as
@@ -56,7 +56,8 @@ def family_of_tests(
     ``difference``), with its p-value, its Holm-adjusted p-value over the whole family and how
     it reads (``finding``). ``metrics``: the metrics whose differences are in the family
     (default: every difference with a test in ``cmp``); ``metric_tests``: a
-    long metrics table (:func:`analysis.moon.moon_metrics`) whose ``kind == "test"`` rows are
+    game's long metrics table (:attr:`analysis.bygame.GameAnalysis.key_metrics`) whose
+    ``kind == "test"`` rows are
     tests too (``subject``: the metric)."""
     rows = []
     if metric_tests is not None:

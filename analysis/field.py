@@ -1,8 +1,8 @@
 """Fields of players: does a finding hold as the players get stronger?
 
-A **field** is the policies at the table, named once here (:data:`FIELDS`) and used by
-``loba rebuy-value --field``, ``loba sweep --field``, ``loba compare --field`` and the
-report's "Across skill" section:
+A **field** is the policies at the table, named once here (:data:`FIELDS`) and used by the
+``--field`` option of the commands (``sweep``, ``compare``, and a game's own experiments) and
+the report's "Across skill" section:
 
 - ``greedy``: every seat ``greedy`` (the default seating);
 - ``smart``: every seat ``smart``, the strongest built-in heuristic;
@@ -45,7 +45,6 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "mixed": ("greedy", "smart"),
     "smart": ("smart",),
 }
-DEFAULT_PLAYERS = 4
 
 HOLDS = "holds"
 FLIPS = "flips"
@@ -63,10 +62,9 @@ __all__ = [
     "field_of",
     "field_policies",
     "field_seats",
+    "compare_field_runs",
     "compare_fields",
     "parse_fields",
-    "rebuy_fields_sentences",
-    "rebuy_value_fields",
     "skill_verdict",
 ]
 
@@ -84,7 +82,7 @@ def _named(game: str | None) -> list[str]:
 
 
 def field_policies(name: str, game: str | None = None) -> tuple[str, ...]:
-    """The policies of field ``name`` of ``game`` (default Loba) in seat order (repeated
+    """The policies of field ``name`` of ``game`` (None: the default game) in seat order (repeated
     around the table); any built-in policy of the game that is not a named field is that
     policy in every seat."""
     name = str(name).strip()
@@ -97,7 +95,7 @@ def field_policies(name: str, game: str | None = None) -> tuple[str, ...]:
 
 
 def default_players(game: str | None = None) -> int:
-    """The table size of ``game``'s standard seating (Loba 4, Moon 3)."""
+    """The table size of ``game``'s standard seating (its spec's ``default_seats``)."""
     from sim.games import get_game
 
     return len(get_game(game).default_seats.split(","))
@@ -229,9 +227,9 @@ def across_sentences(
         net stakes (seat 0 rebuying - declining): +0.2 [+0.17, +0.23] with greedy players,
         +0.1 [+0.07, +0.13] with smart players; smart: holds (change -0.1 [-0.14, -0.06]).
 
-    ``name(row)``: what the key is called; ``unit(row)``: its unit for :mod:`analysis.fmt`
+    ``name(row)``: what the key is called; ``unit(row)``: its unit for :mod:`sim.fmt`
     (``share`` prints percentage points)."""
-    from . import fmt
+    from sim import fmt
 
     lines = []
     groups: dict[tuple, list[dict]] = {}
@@ -331,6 +329,15 @@ def compare_fields(rs, fields=None, baseline: str | None = None) -> pl.DataFrame
     return add_across(df, ["rules", "metric"], "diff", "diff_low", "diff_high", order)
 
 
+def compare_field_runs(paths, fields, baseline: str | None = None, labels=None) -> pl.DataFrame:
+    """:func:`compare_fields` of the run directories among ``paths`` (named ``labels``) whose
+    seats are one of ``fields`` (what ``compare --field`` prints)."""
+    from .io import load_runs
+
+    paths, names = paths_in_fields(list(paths), fields, labels)
+    return compare_fields(load_runs(paths, names), fields, baseline)
+
+
 def compare_fields_sentences(df: pl.DataFrame) -> list[str]:
     """One line per rule set and metric of :func:`compare_fields`: the difference from the
     baseline rules in each field, and the verdict across skill."""
@@ -342,43 +349,5 @@ def compare_fields_sentences(df: pl.DataFrame) -> list[str]:
         "diff_low",
         "diff_high",
         lambda r: f"{r['metric']}, {r['rules']} - {r['baseline_rules']}",
-        lambda r: r["unit"],
-    )
-
-
-# ---------------------------------------------------------------- rebuy value by field
-def rebuy_value_fields(
-    rules="pagat",
-    fields=("greedy", "smart", "mixed"),
-    games: int = 20000,
-    seed: int = 0,
-    seat: int = 0,
-    players: int = DEFAULT_PLAYERS,
-    threads: int | None = None,
-) -> pl.DataFrame:
-    """:func:`analysis.rebuy.rebuy_value_policy` once per field (seat ``seat`` always vs never
-    rebuying, the same seeds in every field), stacked with a ``field`` column and the verdict
-    across skill of each measure against the first field (what ``loba rebuy-value --field``
-    prints)."""
-    from .rebuy import rebuy_value_policy
-
-    fields = parse_fields(fields)
-    parts = []
-    for f in fields:
-        t = rebuy_value_policy(rules, field_seats(f, players), games, seed, seat, threads).table
-        parts.append(t.select(pl.lit(f).alias("field"), pl.all()))
-    df = pl.concat(parts, how="diagonal_relaxed")
-    return add_across(df, ["measure"], "difference", "paired_low", "paired_high", fields)
-
-
-def rebuy_fields_sentences(df: pl.DataFrame) -> list[str]:
-    """The lines of :func:`rebuy_value_fields` across skill, one per measure."""
-    return across_sentences(
-        df,
-        ["measure"],
-        "difference",
-        "paired_low",
-        "paired_high",
-        lambda r: f"{r['measure']} (rebuying - declining)",
         lambda r: r["unit"],
     )

@@ -162,9 +162,10 @@ def _listed_parts(p: Path, verify: bool, skip: bool):
 
 
 def canonical_id(rules_id, game=None) -> str:
-    """``rules_id`` in canonical form, with its game (ids from before Moon name none: Loba).
+    """``rules_id`` in canonical form, with its game (an id that names none: the default game).
     An id this version cannot read (a knob it does not know) is kept as it is."""
-    from sim.rules import RuleError, parse_rules_id
+    from sim.rules import RuleError
+    from sim.setup import parse_rules_id
 
     try:
         return parse_rules_id(str(rules_id), game).id
@@ -229,7 +230,8 @@ class Run:
 
     @property
     def spec(self):
-        """The run's game (:class:`sim.game.GameSpec`; runs from before Moon: Loba)."""
+        """The run's game (:class:`sim.game.GameSpec`; a run that names none: the default
+        game)."""
         from sim.games import get_game
 
         return get_game(self.manifest.get("game"))
@@ -291,7 +293,7 @@ def load_run(path, verify: bool | None = None, skip_damaged: bool | None = None)
     from sim.games import GameError, get_game
 
     try:
-        spec = get_game(manifest.get("game"))  # no "game": written before Moon, so Loba
+        spec = get_game(manifest.get("game"))  # no "game": written before runs named it
     except GameError as e:
         raise AnalysisError(f"'{mpath}': {e}") from None
     detail = spec.detail
@@ -394,7 +396,7 @@ class RunSet:
 
     @property
     def detail(self) -> pl.LazyFrame | None:
-        """The detail table (Loba's rounds, Moon's hands) when every run recorded it, else
+        """The detail table (the game's ``GameSpec.detail``) when every run recorded it, else
         None: figures from it would otherwise cover only some runs' games."""
         return self.rounds if all(r.rounds is not None for r in self.runs) else None
 

@@ -1,8 +1,9 @@
 """Matplotlib figures of the metrics: labelled axes with units, 95% interval bands or bars.
 
-Every function takes a tidy table from :mod:`analysis.metrics` / :mod:`analysis.rebuy` /
-:mod:`analysis.sweep` and returns a :class:`matplotlib.figure.Figure` (no global pyplot state:
-safe in scripts, notebooks and the report). Save one with ``fig.savefig("x.png", dpi=120)``.
+Every function takes a tidy table (of a game's metrics, :mod:`analysis.sweep`,
+:mod:`analysis.tournament`) and returns a :class:`matplotlib.figure.Figure` (no global pyplot
+state: safe in scripts, notebooks and the report). A game's own figures are in its analysis
+package (its ``plots`` module). Save one with ``fig.savefig("x.png", dpi=120)``.
 """
 
 from __future__ import annotations
@@ -13,23 +14,22 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
-from . import fmt
-from .rebuy import gap_bands
+from sim import fmt
 
 BAND_ALPHA = 0.25
 
 
-def _fig(w=7.5, h=4.2, **kw) -> tuple[Figure, object]:
+def new_figure(w=7.5, h=4.2, **kw) -> tuple[Figure, object]:
     fig = Figure(figsize=(w, h), layout="constrained")
     ax = fig.subplots(**kw)
     return fig, ax
 
 
-def _short(v: str, width: int = 48) -> str:
+def short(v: str, width: int = 48) -> str:
     return v if len(v) <= width else v[: width - 1] + "…"
 
 
-def _cell_text(ax, x, y, text: str, colour=None, threshold: float = 0.5, **kw) -> None:
+def cell_text(ax, x, y, text: str, colour=None, threshold: float = 0.5, **kw) -> None:
     """Annotate a heatmap cell, in white on a dark ``colour`` (an RGBA tuple) and in black
     otherwise (or without one)."""
     light = 1.0 if colour is None else 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
@@ -37,102 +37,22 @@ def _cell_text(ax, x, y, text: str, colour=None, threshold: float = 0.5, **kw) -
     ax.text(x, y, text, ha="center", va="center", fontsize=7, color=ink, **kw)
 
 
-def survival_plot(surv: pl.DataFrame, show_games: bool = True) -> Figure:
-    """Share of players still in after each round (band: 95%), one line per variant;
-    dotted: share of games still running."""
-    fig, ax = _fig()
-    for i, (v, part) in enumerate(surv.group_by("variant", maintain_order=True)):
-        c = f"C{i}"
-        x = part["round"].to_numpy()
-        ax.step(x, part["share"].to_numpy(), where="post", color=c, label=_short(v[0]))
-        ax.fill_between(
-            x,
-            part["ci_low"].to_numpy(),
-            part["ci_high"].to_numpy(),
-            step="post",
-            color=c,
-            alpha=BAND_ALPHA,
-            linewidth=0,
-        )
-        if show_games:
-            ax.step(
-                x,
-                part["games_running"].to_numpy(),
-                where="post",
-                color=c,
-                linestyle=":",
-                label=f"games still running ({_short(v[0], 24)})",
-            )
-    ax.set_xlabel("round (number of rounds played)")
-    ax.set_ylabel("share of players still in")
-    ax.set_ylim(0, 1.02)
-    ax.set_title("Survival: who is still in after each round")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig
-
-
-def hazard_plot(hz: pl.DataFrame, min_at_risk: int = 50) -> Figure:
-    """Risk of elimination for good per round for a player still in (band: 95%);
-    rounds with fewer than ``min_at_risk`` players at risk are left out."""
-    fig, ax = _fig()
-    for i, (v, part) in enumerate(hz.group_by("variant", maintain_order=True)):
-        part = part.filter(pl.col("at_risk") >= min_at_risk)
-        c = f"C{i}"
-        x = part["round"].to_numpy()
-        ax.plot(x, 100 * part["hazard"].to_numpy(), marker="o", ms=3, color=c, label=_short(v[0]))
-        ax.fill_between(
-            x,
-            100 * part["ci_low"].to_numpy(),
-            100 * part["ci_high"].to_numpy(),
-            color=c,
-            alpha=BAND_ALPHA,
-            linewidth=0,
-        )
-    ax.set_xlabel("round")
-    ax.set_ylabel("risk of elimination for good (% of players still in)")
-    ax.set_title(f"Elimination hazard by round (rounds with ≥ {min_at_risk} players at risk)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig
-
-
-def first_elimination_plot(fe: pl.DataFrame) -> Figure:
-    """Distribution of the round of the first elimination, one line per variant."""
-    fig, ax = _fig()
-    for i, (v, part) in enumerate(fe.group_by("variant", maintain_order=True)):
-        ax.plot(
-            part["round"].to_numpy(),
-            100 * part["share"].to_numpy(),
-            marker="o",
-            ms=3,
-            color=f"C{i}",
-            label=_short(v[0]),
-        )
-    ax.set_xlabel("round of the first elimination for good")
-    ax.set_ylabel("% of games")
-    ax.set_title("When does the first player go out for good?")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig
-
-
-def rounds_plot(games, column: str = "rounds") -> Figure:
-    """Distribution of the number of rounds per game (``column``: the games table's count to
-    draw, e.g. Moon's ``hands``), one line per variant."""
+def rounds_plot(games, column: str) -> Figure:
+    """Distribution of the length of games (``column``: the games table's count of the parts a
+    game is played in, e.g. ``rounds`` or ``hands``), one line per variant."""
     from .io import collect
-    from .metrics import _prep
+    from .metrics import prep
 
-    df = collect(_prep(games).group_by("variant", column).agg(pl.len().alias("n"))).sort(
+    df = collect(prep(games).group_by("variant", column).agg(pl.len().alias("n"))).sort(
         "variant", column
     )
-    order = collect(_prep(games).select(pl.col("variant").unique(maintain_order=True)))
-    fig, ax = _fig()
+    order = collect(prep(games).select(pl.col("variant").unique(maintain_order=True)))
+    fig, ax = new_figure()
     for i, v in enumerate(order["variant"].to_list()):
         part = df.filter(pl.col("variant") == v)
         share = part["n"].to_numpy() / part["n"].sum()
         ax.plot(
-            part[column].to_numpy(), 100 * share, marker="o", ms=3, color=f"C{i}", label=_short(v)
+            part[column].to_numpy(), 100 * share, marker="o", ms=3, color=f"C{i}", label=short(v)
         )
     ax.set_xlabel(f"{column} in the game")
     ax.set_ylabel("% of games")
@@ -147,11 +67,10 @@ def seat_advantage_plot(
     xlabel: str = "seat, in playing order of the first round",
     title: str = "Seat advantage (dashed: fair share; p: chi-square test of equal seats)",
 ) -> Figure:
-    """Win share by position (Loba: from the first dealer, :func:`analysis.metrics.
-    seat_advantage`; Moon: from the first bidder, :func:`analysis.moon.first_bidder_advantage`)
-    with 95% bars, the fair share (``expected``) as a dashed line, the chi-square
-    p-value of "all positions equal" in the legend."""
-    fig, ax = _fig()
+    """Win share by position (a game's table of them, e.g. by position from the first
+    dealer or from the first bidder) with 95% bars, the fair share (``expected``) as a dashed
+    line, the chi-square p-value of "all positions equal" in the legend."""
+    fig, ax = new_figure()
     groups = list(sa.group_by("variant", maintain_order=True))
     k = len(groups)
     width = 0.8 / max(k, 1)
@@ -167,7 +86,7 @@ def seat_advantage_plot(
             fmt="o",
             capsize=4,
             color=f"C{i}",
-            label=f"{_short(v[0], 36)} (p = {fmt.pvalue(p)})",
+            label=f"{short(v[0], 36)} (p = {fmt.pvalue(p)})",
         )
         ax.axhline(100 * part["expected"][0], color=f"C{i}", linestyle="--", linewidth=1, alpha=0.6)
     labels = (
@@ -183,100 +102,10 @@ def seat_advantage_plot(
     return fig
 
 
-def bid_success_plot(bs: pl.DataFrame) -> Figure:
-    """Moon's share of contracts made (:func:`analysis.moon.bid_success`) by bid and by trump
-    kind, one colour per variant, with 95% bars; levels never bid are left out."""
-    fig = Figure(figsize=(10, 4.2), layout="constrained")
-    axes = fig.subplots(1, 2)
-    for ax, (by, name) in zip(axes, (("bid", "bid"), ("trump", "trump kind")), strict=True):
-        part = bs.filter(pl.col("by") == by)
-        levels = part["level"].unique(maintain_order=True).to_list()
-        groups = list(part.group_by("variant", maintain_order=True))
-        width = 0.8 / max(len(groups), 1)
-        for i, ((v,), g) in enumerate(groups):
-            g = g.filter(pl.col("hands") > 0)
-            shift = (i - (len(groups) - 1) / 2) * width
-            x = np.array([levels.index(lv) for lv in g["level"]]) + shift
-            y = 100 * g["share"].to_numpy()
-            err = np.vstack([y - 100 * g["ci_low"].to_numpy(), 100 * g["ci_high"].to_numpy() - y])
-            ax.errorbar(x, y, yerr=err, fmt="o", capsize=4, color=f"C{i}", label=_short(v, 36))
-        ax.set_xticks(range(len(levels)))
-        ax.set_xticklabels(["21 (moon)" if lv == "21" else lv for lv in levels])
-        ax.set_xlabel(name)
-        ax.set_ylabel("% of contracts made")
-        ax.set_ylim(0, 102)
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
-    fig.suptitle("Bid success (bars: 95% interval)")
-    return fig
-
-
-def rebuy_heatmap(tab: pl.DataFrame, gap_edges=None, title: str | None = None) -> Figure:
-    """Value of a rebuy in stakes by players left (rows) and score gap to the leader after
-    rebuying (columns), one panel per number of rebuys already used. Cells are annotated with
-    the mean, its 95% interval and the number of decisions; thin cells are greyed and hatched."""
-    import matplotlib as mpl
-
-    default_edges, _, band_order = gap_bands()
-    bands = band_order(default_edges if gap_edges is None else gap_edges)
-    used = sorted(tab["rebuys_used"].unique().to_list()) if tab.height else [0]
-    players = sorted(tab["players_left"].unique().to_list()) if tab.height else [2]
-    solid = tab.filter(~pl.col("thin")) if tab.height else tab
-    vmax = max(0.5, float(solid["value"].abs().max() or 0.5)) if solid.height else 1.0
-    fig = Figure(figsize=(4.2 * len(used) + 1.2, 1.1 * len(players) + 2.2), layout="constrained")
-    axes = fig.subplots(1, len(used), squeeze=False)[0]
-    norm = mpl.colors.TwoSlopeNorm(vmin=-vmax, vcenter=0.0, vmax=vmax)
-    cmap = mpl.colormaps["RdBu"]
-    im = None
-    for ax, u in zip(axes, used, strict=True):
-        grid = np.full((len(players), len(bands)), np.nan)
-        for r in tab.filter(pl.col("rebuys_used") == u).iter_rows(named=True):
-            i, j = players.index(r["players_left"]), bands.index(r["gap_band"])
-            grid[i, j] = r["value"]
-            ci = (
-                "[no interval]"
-                if r["ci_low"] is None
-                else f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]"
-            )
-            txt = f"{r['value']:+.2f}\n{ci}\nn={r['cases']}"
-            if r["thin"]:
-                ax.add_patch(
-                    mpl.patches.Rectangle(
-                        (j - 0.5, i - 0.5),
-                        1,
-                        1,
-                        facecolor="0.85",
-                        hatch="//",
-                        edgecolor="0.6",
-                        zorder=2,
-                    )
-                )
-                txt = f"{r['value']:+.2f}\nn={r['cases']}\ntoo few"
-            shade = None if r["thin"] else cmap(norm(r["value"]))
-            _cell_text(ax, j, i, txt, shade, threshold=0.45, zorder=3)
-        for i in range(len(players)):
-            for j in range(len(bands)):
-                if np.isnan(grid[i, j]):
-                    ax.text(j, i, "no cases", ha="center", va="center", fontsize=7, color="0.5")
-        im = ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto", origin="lower")
-        ax.set_xticks(range(len(bands)))
-        ax.set_xticklabels(bands)
-        ax.set_yticks(range(len(players)))
-        ax.set_yticklabels([str(p) for p in players])
-        ax.set_xlabel("points behind the leader after rebuying")
-        ax.set_ylabel("players left (incl. the rebuyer)")
-        ax.set_title("first rebuy" if u == 0 else f"after {u} rebuy{'s' if u > 1 else ''}")
-    if im is not None:
-        fig.colorbar(im, ax=list(axes), label="value of rebuying (stakes, net of its price)")
-    fig.suptitle(title or "What a rebuy is worth (blue: buy back, red: decline)")
-    return fig
-
-
-def sweep_plots(summary: pl.DataFrame, knobs: list[str], game: str = "loba") -> Figure:
-    """The game's four sweep panels (:mod:`analysis.bygame`; Loba: game length, elimination
-    risk, rebuy value and the dealer's-left win share; Moon: hands per game, contracts made,
-    moon bids and the first bidder's win share) across a sweep: line plots with 95% error
-    bars for one knob, annotated heatmaps for two."""
+def sweep_plots(summary: pl.DataFrame, knobs: list[str], game: str | None = None) -> Figure:
+    """The game's four sweep panels (its analysis' ``sweep_panels``, :mod:`analysis.bygame`;
+    ``game``: None for the default game) across a sweep: line plots with 95% error bars for
+    one knob, annotated heatmaps for two."""
     from .bygame import analysis_of
 
     panels = analysis_of(game).sweep_panels
@@ -321,8 +150,7 @@ def sweep_plots(summary: pl.DataFrame, knobs: list[str], game: str = "loba") -> 
     fig.suptitle(
         "Sweep: 95% intervals in brackets / as bars"
         + (
-            "; hatched: not distinguishable from the reference (fair share, 0, or the first"
-            " cell)"
+            "; hatched: not distinguishable from the reference (fair share, 0, or the first cell)"
             if len(knobs) > 1
             else ""
         )
@@ -341,7 +169,7 @@ def _reference(reference: str | None, row: dict) -> float | None:
 
 def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
     """One annotated heatmap of a two-knob sweep. A metric with a reference (a fair share such
-    as the dealer's left's, 0 for the rebuy value) is drawn as its deviation from it on
+    as a position's, or 0 for a paired difference) is drawn as its deviation from it on
     a diverging scale centred on it, as wide as the largest deviation or twice the largest
     interval half-width, so that cells within noise stay pale; cells whose interval contains
     the reference are hatched and marked "≈". A metric without one is drawn on a scale at
@@ -415,7 +243,7 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
                 )
             shown = dev[i, j] if centred else grid[i, j]
             text = f"{grid[i, j]:.2f}{mark}\n[{lo * f:.2f}, {hi * f:.2f}]"
-            _cell_text(ax, j, i, text, im.cmap(im.norm(shown)), zorder=3)
+            cell_text(ax, j, i, text, im.cmap(im.norm(shown)), zorder=3)
     ax.set_xticks(range(len(v2)))
     ax.set_xticklabels([str(x) for x in v2])
     ax.set_yticks(range(len(v1)))
@@ -427,65 +255,6 @@ def _sweep_heatmap(ax, fig, summary, k1, k2, v1, v2, panel) -> None:
         fig.colorbar(im, ax=ax, label=f"{unit} above (blue) / below (red) {panel.reference}")
     else:
         fig.colorbar(im, ax=ax, label=unit)
-
-
-def rebuy_rules_plot(table: pl.DataFrame, rule: str) -> Figure:
-    """Paired 95% intervals of ``rule`` minus each rule it was compared against
-    (:func:`analysis.rebuy.compare_rebuy_rules`), win share and net stakes."""
-    fig = Figure(figsize=(9, 1.2 + 0.5 * table["against"].n_unique()), layout="constrained")
-    axes = fig.subplots(1, 2)
-    for ax, measure in zip(axes, ("win probability", "net stakes"), strict=True):
-        part = table.filter(pl.col("measure") == measure)
-        names = part["against"].to_list()
-        for y, r in enumerate(part.iter_rows(named=True)):
-            f = 100.0 if r["unit"] == "share" else 1.0
-            d = r["difference"]
-            lo = d if r["paired_low"] is None or math.isnan(r["paired_low"]) else r["paired_low"]
-            hi = d if r["paired_high"] is None or math.isnan(r["paired_high"]) else r["paired_high"]
-            ax.errorbar([d * f], [y], xerr=[[(d - lo) * f], [(hi - d) * f]], fmt="o",
-                        capsize=6, color=f"C{y}")  # fmt: skip
-        ax.axvline(0, color="k", linewidth=0.8)
-        ax.set_yticks(range(len(names)))
-        ax.set_yticklabels([f"vs {n}" for n in names])
-        ax.set_ylim(-0.7, len(names) - 0.3)
-        unit = "percentage points" if measure == "win probability" else "stakes per game"
-        ax.set_xlabel(f"this rule − other ({unit})")
-        ax.set_title(measure)
-        ax.grid(alpha=0.3, axis="x")
-    fig.suptitle(f"rebuy={rule} against other rules on the same seeds: paired 95% intervals")
-    return fig
-
-
-def rebuy_policy_plot(table: pl.DataFrame) -> Figure:
-    """Paired vs unpaired 95% intervals of the always-vs-never rebuy difference."""
-    fig = Figure(figsize=(9, 3.2), layout="constrained")
-    axes = fig.subplots(1, 2)
-    for ax, r in zip(axes, table.iter_rows(named=True), strict=False):
-        f = 100.0 if r["unit"] == "share" else 1.0
-        for y, (lo, hi, _name) in enumerate(
-            [
-                (r["unpaired_low"], r["unpaired_high"], "unpaired (two independent runs)"),
-                (r["paired_low"], r["paired_high"], "paired (same seeds)"),
-            ]
-        ):
-            ax.errorbar(
-                [r["difference"] * f],
-                [y],
-                xerr=[[(r["difference"] - lo) * f], [(hi - r["difference"]) * f]],
-                fmt="o",
-                capsize=6,
-                color=f"C{y}",
-            )
-        ax.axvline(0, color="k", linewidth=0.8)
-        ax.set_yticks([0, 1])
-        ax.set_yticklabels(["unpaired", "paired"])
-        ax.set_ylim(-0.7, 1.7)
-        unit = "percentage points" if r["unit"] == "share" else "stakes per game"
-        ax.set_xlabel(f"always − never rebuy ({unit})")
-        ax.set_title(r["measure"])
-        ax.grid(alpha=0.3, axis="x")
-    fig.suptitle("Rebuy value, policy level: 95% intervals")
-    return fig
 
 
 def tournament_plot(policies: pl.DataFrame, pairs: pl.DataFrame, anchor: str) -> Figure:
@@ -506,8 +275,8 @@ def tournament_plot(policies: pl.DataFrame, pairs: pl.DataFrame, anchor: str) ->
     ax.errorbar(r, y, xerr=err, fmt="o", capsize=5, color="C0")
     ax.axvline(0, color="k", linewidth=0.8, linestyle="--")
     ax.set_yticks(y)
-    ax.set_yticklabels([_short(v, 24) for v in ranked["policy"].to_list()])
-    ax.set_xlabel(f"rating (log-strength, {_short(anchor, 20)} = 0)")
+    ax.set_yticklabels([short(v, 24) for v in ranked["policy"].to_list()])
+    ax.set_xlabel(f"rating (log-strength, {short(anchor, 20)} = 0)")
     ax.set_title("Plackett–Luce rating, 95% bootstrap interval")
     ax.grid(alpha=0.3, axis="x")
     fair = dict(zip(names, policies["fair_share"].to_list(), strict=True))
@@ -527,10 +296,10 @@ def tournament_plot(policies: pl.DataFrame, pairs: pl.DataFrame, anchor: str) ->
         text = (
             f"{fmt.share(row['share'], 1)}\n{fmt.interval(row['ci_low'], row['ci_high'], 'share')}"
         )
-        _cell_text(hm, j, i, text, im.cmap(norm(dev[i, j])))
+        cell_text(hm, j, i, text, im.cmap(norm(dev[i, j])))
     for i in range(n):
         hm.text(i, i, "—", ha="center", va="center", color="0.5")
-    labels = [_short(v, 16) for v in names]
+    labels = [short(v, 16) for v in names]
     hm.set_xticks(range(n))
     hm.set_xticklabels(labels, rotation=30, ha="right")
     hm.set_yticks(range(n))

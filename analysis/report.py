@@ -5,10 +5,11 @@ the defaults, and all of them on demand), findings as sentences with 95% interva
 figures (PNG embedded as ``data:image/png;base64`` URIs; no script, no external link).
 
 The page is the Jinja2 template ``analysis/templates/report.html.j2`` (autoescaped); this module
-computes the tables and sentences it shows. The runs' game chooses its sections
-(:data:`SECTIONS`): Loba's seats, policies, eliminations and rebuys, or Moon's bids, trump,
-moon, widow and first bidder. Numbers go through :mod:`analysis.fmt`. The tests
-the report states are corrected together for multiple comparisons (:mod:`analysis.family`).
+computes what every report shows (runs, rules, key metrics, differences, tests) and the
+helpers a game's own sections are built with; the runs' game gives its findings, figures,
+tables and Methods (its analysis' ``report``, :mod:`analysis.bygame`). Numbers go through
+:mod:`sim.fmt`. The tests the report states are corrected together for multiple
+comparisons (:mod:`analysis.family`).
 """
 
 from __future__ import annotations
@@ -24,13 +25,12 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
-from . import fmt, plots, words
-from . import metrics as M
-from . import moon as MN
-from .bygame import analysis_of
+from sim import fmt
+
+from . import words
+from .bygame import analysis_of, no_experiment
 from .compare import compare
 from .errors import AnalysisError
-from .family import adjusted, family_of_tests
 from .io import RunSet, load_runs
 
 TEMPLATE = "report.html.j2"
@@ -62,7 +62,7 @@ METHODS_INTERVALS = (
 )
 
 
-def _methods(middle: str, tests: str) -> str:
+def methods_paragraph(middle: str, tests: str) -> str:
     """The report's Methods paragraph: intervals, the game's own ``middle``, the family of
     ``tests`` corrected together."""
     return (
@@ -71,24 +71,6 @@ def _methods(middle: str, tests: str) -> str:
         "which keeps the chance of any false finding in the report at 5%; a finding is "
         "worded as detectable only when its adjusted p-value is below 0.05."
     )
-
-
-METHODS = _methods(
-    "Seat equality: Pearson chi-square test on finished games, seats counted in the first "
-    "round's playing order from the dealer's left. Skill: exact binomial test of a policy's "
-    "share of wins against its fair share. Elimination risk per round: players eliminated for "
-    "good in that round over players still in at its start.",
-    "seat equality, skill, differences from the baseline",
-)
-MOON_METHODS = _methods(
-    "Positions from the first bidder and seats: Pearson chi-square tests of equal win shares "
-    "on finished games. Bids, trump, the moon and the widow count played hands (redeals left "
-    "out); the hands of one game are not independent, and their intervals treat them as if "
-    "they were. The bidder's tricks with and without the widow are an association, not the "
-    "widow's worth: the bidder chooses after seeing it.",
-    "equal positions, equal seats, differences from the baseline",
-)
-NO_HANDS = "Needs the hands table in every run: simulate with --rounds."
 
 
 def _env() -> jinja2.Environment:
@@ -107,11 +89,11 @@ def _img(fig, dpi: int = 100) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _figure(fig, caption: str) -> dict:
+def figure(fig, caption: str) -> dict:
     return {"src": _img(fig), "caption": caption}
 
 
-def _table(head: list[str], rows: list[list], left: int = 1) -> dict:
+def table(head: list[str], rows: list[list], left: int = 1) -> dict:
     return {"head": head, "rows": rows, "left": left}
 
 
@@ -120,18 +102,17 @@ def _with_ci(value: str, lo: str) -> Markup:
 
 
 def _rules_section(rs: RunSet) -> list[dict]:
-    from sim.rules import parse_rules_id
+    from sim.setup import parse_rules_id
 
     out = []
     for v in rs.variants:
         m = rs.manifest(v)
         try:
-            # (knob, value, default, rule, meaning); runs from before Moon name no game: Loba
+            # (knob, value, default, rule, meaning); a run that names no game (written before
+            # runs named theirs) is of the default game, as sim.games.get_game reads None
             rows = [
                 [k, val, d, r, mean]
-                for k, val, d, r, _, mean in parse_rules_id(
-                    m["rules_id"], m.get("game", "loba")
-                ).describe()
+                for k, val, d, r, _, mean in parse_rules_id(m["rules_id"], m.get("game")).describe()
             ]
         except Exception:  # a rule set this version no longer knows: show the manifest as is
             rows = [[k, str(val), "?", "", ""] for k, val in (m.get("rules") or {}).items()]
@@ -143,8 +124,8 @@ def _rules_section(rs: RunSet) -> list[dict]:
                 "rules_id": m["rules_id"],
                 "rules_version": m.get("rules_version"),
                 "seats": ", ".join(m["seats"]),
-                "changed": _table(head, [r for r in rows if r[1] != r[2]], 5),
-                "all": _table(head, rows, 5),
+                "changed": table(head, [r for r in rows if r[1] != r[2]], 5),
+                "all": table(head, rows, 5),
             }
         )
     return out
@@ -167,7 +148,7 @@ def _runs_section(rs: RunSet) -> dict:
                 fmt.number(m.get("elapsed_seconds")),
             ]
         )
-    return _table(
+    return table(
         [
             "run directory",
             "variant",
@@ -201,7 +182,7 @@ def _key_table(km: pl.DataFrame, variants: list[str]) -> dict:
                 cell = _with_ci(cell, fmt.interval(r["ci_low"], r["ci_high"], r["unit"]))
             row.append(cell)
         rows.append(row)
-    return _table(["metric (95% interval)", "unit"] + variants, rows, left=2)
+    return table(["metric (95% interval)", "unit"] + variants, rows, left=2)
 
 
 def _compare_table(cmp: pl.DataFrame) -> dict:
@@ -223,7 +204,7 @@ def _compare_table(cmp: pl.DataFrame) -> dict:
                 Markup('<span class="{}">{}</span>').format(cls, r["verdict"]),
             ]
         )
-    return _table(
+    return table(
         [
             "metric",
             "variant",
@@ -241,127 +222,51 @@ def _compare_table(cmp: pl.DataFrame) -> dict:
     )
 
 
-def _ci(v, lo, hi, unit=None) -> Markup:
+def with_interval(v, lo, hi, unit=None) -> Markup:
     """A value with its 95% interval beside it, in ``unit`` (``n/a`` alone without a value)."""
     if fmt.is_na(v):
         return Markup(fmt.NA)
     return _with_ci(fmt.value(v, unit), fmt.interval(lo, hi, unit))
 
 
-def _frame_table(df: pl.DataFrame, cols: list[tuple[str, Callable[[dict], object]]], left: int):
+def frame_table(df: pl.DataFrame, cols: list[tuple[str, Callable[[dict], object]]], left: int):
     """A table of ``df``'s rows: one column per (header, cell of a row)."""
     rows = [[cell(r) for _, cell in cols] for r in df.iter_rows(named=True)]
-    return _table([h for h, _ in cols], rows, left)
+    return table([h for h, _ in cols], rows, left)
 
 
-def _text(head: str, col: str | None = None) -> tuple:
+def text_col(head: str, col: str | None = None) -> tuple:
     return head, lambda r: r[col or head]
 
 
-def _count(head: str, col: str) -> tuple:
+def count_col(head: str, col: str) -> tuple:
     return head, lambda r: fmt.number(r[col])
 
 
-def _share(head: str, col: str) -> tuple:
+def share_col(head: str, col: str) -> tuple:
     return head, lambda r: fmt.share(r[col])
 
 
-def _est(head: str, col: str, lo: str = "ci_low", hi: str = "ci_high", unit=None) -> tuple:
+def est_col(head: str, col: str, lo: str = "ci_low", hi: str = "ci_high", unit=None) -> tuple:
     """A column of estimates with their intervals beside them."""
-    return head, lambda r: _ci(r[col], r[lo], r[hi], unit)
+    return head, lambda r: with_interval(r[col], r[lo], r[hi], unit)
 
 
-def _seat_table(sa: pl.DataFrame, adj: dict, position: str) -> dict:
-    """Win share by seat or position (Loba's :func:`~analysis.metrics.seat_advantage`, Moon's
-    :func:`~analysis.moon.first_bidder_advantage`) with its test; ``adj``: variant -> the
+def seat_table(sa: pl.DataFrame, adj: dict, position: str) -> dict:
+    """Win share by seat or position (a game's table of them, e.g. by position from the first
+    dealer or from the first bidder) with its test; ``adj``: variant -> the
     test's adjusted p-value."""
-    return _frame_table(
+    return frame_table(
         sa,
         [
-            _text("variant"),
-            _text(position, "label"),
-            _count("wins", "wins"),
-            _share("share", "share"),
+            text_col("variant"),
+            text_col(position, "label"),
+            count_col("wins", "wins"),
+            share_col("share", "share"),
             ("95% interval", lambda r: fmt.interval(r["ci_low"], r["ci_high"], "share")),
-            _share("fair", "expected"),
+            share_col("fair", "expected"),
             ("χ² p", lambda r: fmt.pvalue(r["p_value"])),
             ("p (adjusted)", lambda r: fmt.pvalue(adj.get(r["variant"]))),
-        ],
-        2,
-    )
-
-
-def _policy_table(pt: pl.DataFrame) -> dict:
-    return _frame_table(
-        pt,
-        [
-            _text("variant"),
-            _text("policy"),
-            _count("seat-games", "games"),
-            _est("win rate per seat", "win_rate", "win_low", "win_high", "share"),
-            _est("rebuys per game", "rebuys", "rebuys_ci_low", "rebuys_ci_high"),
-            _est("round eliminated", "elim_round", "elim_round_ci_low", "elim_round_ci_high"),
-            _est("net stakes per game", "net", "net_ci_low", "net_ci_high"),
-        ],
-        2,
-    )
-
-
-def _hands_table(hp: pl.DataFrame) -> dict:
-    return _frame_table(
-        hp,
-        [
-            _text("variant"),
-            ("hands", lambda r: "all dealt" if r["count"] == "all" else "played (no redeal)"),
-            _count("games", "games"),
-            _est("mean per game", "mean"),
-            _count("median", "median"),
-            _count("most", "max"),
-        ],
-        2,
-    )
-
-
-def _bid_table(bs: pl.DataFrame) -> dict:
-    return _frame_table(
-        bs,
-        [
-            _text("variant"),
-            _text("by"),
-            ("bid or trump", lambda r: words.LEVEL_NAMES.get(r["level"], r["level"])),
-            _count("contracts", "hands"),
-            _share("share of contracts", "share_of_hands"),
-            _est("made", "share", unit="share"),
-        ],
-        3,
-    )
-
-
-def _moon_table(mr: pl.DataFrame) -> dict:
-    return _frame_table(
-        mr,
-        [
-            _text("variant"),
-            _text("measure"),
-            _text("per"),
-            _count("count", "k"),
-            _count("of", "n"),
-            _est("share", "share", unit="share"),
-        ],
-        3,
-    )
-
-
-def _widow_table(wv: pl.DataFrame) -> dict:
-    return _frame_table(
-        wv,
-        [
-            _text("variant"),
-            _text("widow"),
-            _count("played hands", "hands"),
-            _est("share", "share", "share_low", "share_high", "share"),
-            _est("bidder's tricks", "tricks"),
-            _share("contracts made", "made"),
         ],
         2,
     )
@@ -378,7 +283,7 @@ def _tests_table(tests: pl.DataFrame) -> dict:
         ]
         for r in tests.iter_rows(named=True)
     ]
-    return _table(["variant", "test of", "p", "p (adjusted)", "finding"], rows, left=2)
+    return table(["variant", "test of", "p", "p (adjusted)", "finding"], rows, left=2)
 
 
 def _pairing_note(cmp: pl.DataFrame | None) -> str:
@@ -414,104 +319,8 @@ class Sections:
     methods: str
 
 
-def _section(title: str, table: dict | None, note: str = "") -> dict:
+def section(title: str, table: dict | None, note: str = "") -> dict:
     return {"title": title, "table": table, "note": note}
-
-
-def _loba_sections(rs: RunSet, km: pl.DataFrame, cmp: pl.DataFrame | None) -> Sections:
-    g, s = rs.games, rs.seats
-    sa, sg = M.seat_advantage(g), M.skill_gap(g, s)
-    tests = family_of_tests(sa, sg, cmp)
-    figures = [
-        _figure(plots.rounds_plot(g), "Distribution of the number of rounds per game."),
-        _figure(
-            plots.survival_plot(M.survival(g, s)),
-            "Share of players still in after each round (band: 95% interval); dotted: share of "
-            "games still running.",
-        ),
-        _figure(
-            plots.hazard_plot(M.elimination_hazard(g, s)),
-            "Risk that a player still in is eliminated for good in that round (band: 95%).",
-        ),
-        _figure(
-            plots.first_elimination_plot(M.first_elimination(g, s)),
-            "Round of the first elimination for good.",
-        ),
-        _figure(
-            plots.seat_advantage_plot(sa),
-            "Win share by seat in the first round's playing order (bars: 95% interval; p: the "
-            "chi-square test before correction, see Tests).",
-        ),
-    ]
-    seats_adj = {v: adjusted(tests, "seats", v) for v in rs.variants}
-    return Sections(
-        name="Loba de Menos",
-        tests=tests,
-        findings={v: words.variant_findings(km, v, sa, sg, tests) for v in rs.variants},
-        figures=figures,
-        tables=[
-            _section("Seat advantage", _seat_table(sa, seats_adj, "seat (first round order)")),
-            _section("By policy", _policy_table(M.policy_table(g, s))),
-        ],
-        methods=METHODS,
-    )
-
-
-def _moon_sections(rs: RunSet, km: pl.DataFrame, cmp: pl.DataFrame | None) -> Sections:
-    g, h = rs.games, rs.detail
-    fb = MN.first_bidder_advantage(g)
-    bs = MN.bid_success(h) if h is not None else None
-    tests = family_of_tests(None, None, cmp, metric_tests=km)
-    figures = [
-        _figure(
-            plots.rounds_plot(g, "hands"),
-            "Distribution of the number of hands per game (redeals included).",
-        ),
-        _figure(
-            plots.seat_advantage_plot(
-                fb,
-                "position from the game's first bidder",
-                "First-bidder advantage (dashed: fair share; p: chi-square test of equal"
-                " positions)",
-            ),
-            "Win share by position from the game's first bidder (bars: 95% interval; p: the "
-            "chi-square test before correction, see Tests).",
-        ),
-    ]
-    if bs is not None:
-        figures.insert(
-            1,
-            _figure(
-                plots.bid_success_plot(bs),
-                "Share of contracts made by bid and by trump kind (bars: 95% interval).",
-            ),
-        )
-    pos_adj = {v: adjusted(tests, "metric", v, MN.M_POSITION_P) for v in rs.variants}
-    return Sections(
-        name=rs.runs[0].spec.title,
-        tests=tests,
-        findings={v: words.moon_findings(km, v, bs, fb, tests) for v in rs.variants},
-        figures=figures,
-        tables=[
-            _section("Hands per game", _hands_table(MN.hands_per_game(g))),
-            _section("Bid success", _bid_table(bs) if bs is not None else None, NO_HANDS),
-            _section("The moon", _moon_table(MN.moon_rates(h, g))),
-            _section(
-                "The widow", _widow_table(MN.widow_value(h)) if h is not None else None, NO_HANDS
-            ),
-            _section(
-                "First-bidder advantage", _seat_table(fb, pos_adj, "position from the first bidder")
-            ),
-        ],
-        methods=MOON_METHODS,
-    )
-
-
-# each game's sections of the report (its metrics: analysis.bygame)
-SECTIONS: dict[str, Callable[[RunSet, pl.DataFrame, pl.DataFrame | None], Sections]] = {
-    "loba": _loba_sections,
-    "moon": _moon_sections,
-}
 
 
 def _with_family(cmp: pl.DataFrame | None, tests: pl.DataFrame) -> pl.DataFrame | None:
@@ -537,39 +346,6 @@ def _with_family(cmp: pl.DataFrame | None, tests: pl.DataFrame) -> pl.DataFrame 
     return cmp.with_columns(
         pl.Series("p_adjusted", ps, dtype=pl.Float64), pl.Series("verdict", vs, dtype=pl.String)
     )
-
-
-def _rebuy_section(rs: RunSet, rebuy_games: int, rebuy_reps: int, progress) -> dict:
-    """The state-level rebuy experiment on the first variant's rules and seats (Loba)."""
-    from .rebuy import rebuy_value_state, tabulate_state_value
-
-    m = rs.manifest(rs.variants[0])
-    dec = rebuy_value_state(
-        m["rules_id"],
-        m["seats"],
-        games=rebuy_games,
-        seed=int(m["seed"]),
-        reps=rebuy_reps,
-        progress=progress,
-    )
-    return {
-        "rules_id": m["rules_id"],
-        "decisions": fmt.number(dec.height),
-        "games": fmt.number(rebuy_games),
-        "reps": rebuy_reps,
-        "sentences": words.rebuy_state_sentences(tabulate_state_value(dec, by=["players_left"]))
-        if dec.height
-        else [],
-        "empty": "No rebuy decision came up in these games, so there is nothing to value "
-        "(under these rules or seats no player could rebuy).",
-        "figure": _figure(
-            plots.rebuy_heatmap(tabulate_state_value(dec)),
-            "Value of rebuying in stakes (net of its price), with 95% interval and number "
-            "of decisions; hatched cells have too few decisions to trust.",
-        )
-        if dec.height
-        else None,
-    }
 
 
 def _across_section(rs: RunSet, fields: list[str] | None) -> dict | None:
@@ -603,7 +379,7 @@ def _across_section(rs: RunSet, fields: list[str] | None) -> dict | None:
         rows.append(row)
     head = ["difference", "rules", *(f"{f} players" for f in order)]
     head += [f"{f} vs {order[0]}" for f in order[1:]]
-    return {"fields": order, "table": _table(head, rows, 2)}
+    return {"fields": order, "table": table(head, rows, 2)}
 
 
 def _version() -> str:
@@ -620,18 +396,18 @@ def build_report(
     out,
     title: str | None = None,
     labels: list[str] | None = None,
-    rebuy_games: int = 0,
-    rebuy_reps: int = 8,
+    experiment_games: int = 0,
+    experiment_reps: int = 8,
     progress=None,
     fields: list[str] | None = None,
 ) -> Path:
     """Write the HTML report of the run directories ``paths`` to ``out``; returns its path.
-    The runs' game chooses the metrics (:mod:`analysis.bygame`) and the sections
-    (:data:`SECTIONS`): Loba's seats, policies and eliminations, or Moon's bids, trump, moon,
-    widow and first bidder.
+    The runs' game chooses the metrics and the sections (its analysis, :mod:`analysis.bygame`:
+    findings, figures, its own tables and Methods).
 
-    ``rebuy_games`` > 0 adds the state-level rebuy experiment (Loba only: that many games, the
-    first variant's rules and seats, ``rebuy_reps`` pairs of branches per decision).
+    ``experiment_games`` > 0 adds the game's report experiment (``report_experiment``, for a
+    game that has one: that many games, the first variant's rules and seats,
+    ``experiment_reps`` repetitions per decision); ``progress(done, total)`` follows it.
 
     When the runs cover two or more fields of players (:mod:`analysis.field`), each under the
     same rule sets, an "Across skill" section sets every difference in each field against the
@@ -646,15 +422,14 @@ def build_report(
         paths, labels = paths_in_fields(list(paths), fields, labels)
     rs = paths if isinstance(paths, RunSet) else load_runs(paths, labels)
     metrics = analysis_of(rs.game)
-    if rebuy_games > 0 and not metrics.rebuys:
-        raise AnalysisError(
-            f"--rebuy-games values Loba's rebuys; {rs.runs[0].spec.title} has none to value."
-        )
+    experiment = metrics.report_experiment
+    if experiment_games > 0 and experiment is None:
+        raise AnalysisError(no_experiment(rs.runs[0].spec.title))
     g, s, d = rs.games, rs.seats, rs.detail
     variants = rs.variants
     km = metrics.key_metrics(g, s, d)
     cmp = compare(g, s, game=rs.game, detail=d) if len(variants) > 1 else None
-    part = SECTIONS[rs.game](rs, km, cmp)
+    part = metrics.report(rs, km, cmp)
     cmp = _with_family(cmp, part.tests)
     n_tests = part.tests.height
     ctx: dict = {
@@ -669,7 +444,11 @@ def build_report(
         "findings": [{"variant": v, "sentences": part.findings[v]} for v in variants],
         "differences": words.compare_sentences(cmp, family=n_tests) if cmp is not None else [],
         "pairing_note": _pairing_note(cmp),
-        "rebuy": _rebuy_section(rs, rebuy_games, rebuy_reps, progress) if rebuy_games > 0 else None,
+        "experiment": (
+            experiment.run(rs, experiment_games, experiment_reps, progress)
+            if experiment_games > 0
+            else None
+        ),
         "methods": part.methods,
         "runs": _runs_section(rs),
         "rules": _rules_section(rs),
@@ -682,7 +461,7 @@ def build_report(
         ),
         "tables": part.tables,
         "tests": _tests_table(part.tests),
-        "across": _across_section(rs, fields) if rs.game == "loba" else None,
+        "across": _across_section(rs, fields) if metrics.across_fields else None,
     }
     doc = _env().get_template(TEMPLATE).render(**ctx)
     outp.parent.mkdir(parents=True, exist_ok=True)

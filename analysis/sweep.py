@@ -15,13 +15,12 @@ checks them and a resumed cell writes them again), so the whole sweep reads in o
 
 (``hive_partitioning=True`` reads the same values from the folder names, except ``none``,
 which polars cannot read from a path as null). Each game's summary columns and figure panels
-come from :mod:`analysis.bygame` (Loba: rounds, elimination risk, the dealer's left...; Moon:
-hands per game, contracts made, moon bids, the first bidder's win share...). For Loba's rebuy
-value it also plays the same seeds with seat 0 switched to ``rebuy=always`` and
-``rebuy=never`` (under ``OUT/rebuy/always/`` and ``OUT/rebuy/never/``, laid out like
-``OUT/cells/``; a run that equals the cell's own run is not played twice) and takes the paired
-difference (:func:`analysis.rebuy.paired_rebuy_value`). ``OUT/summary.csv`` (and ``.json``)
-hold one row per cell; ``OUT/sweep.png`` draws it (:func:`analysis.plots.sweep_plots`).
+come from its analysis (:mod:`analysis.bygame`). A game with a paired experiment
+(:class:`analysis.bygame.SweepExperiment`) also plays the same seeds with one seat switched
+each way it names (under ``OUT/<its folder>/<tag>/``, laid out like ``OUT/cells/``; a run that
+equals the cell's own run is not played twice) and adds the paired difference to the cell's
+row. ``OUT/summary.csv`` (and ``.json``) hold one row per cell; ``OUT/sweep.png`` draws it
+(:func:`analysis.plots.sweep_plots`).
 
 Because every cell plays the same games, each cell is also compared with the first cell (the
 ``baseline`` column) game by game (:func:`analysis.compare.compare`): for every metric ``M`` of
@@ -41,12 +40,12 @@ from pathlib import Path
 
 import polars as pl
 
-from sim.runner import check_threads
+from sim.chunks import check_threads
+from sim.games import DEFAULT_GAME
 
-from . import metrics as M
 from .bygame import analysis_of
 from .errors import AnalysisError
-from .rebuy import paired_rebuy_value, switch_rebuy
+from .metrics import M_SEAT_P
 
 MAX_KNOBS = 2
 
@@ -80,8 +79,8 @@ def sweep_cells(
 ) -> list[tuple[dict, object]]:
     """Every cell of the grid as (``{knob: value}``, RuleSet), validated (RuleError on a bad
     knob, value or combination, naming it). ``game``: the game of a preset that names none
-    (None: the one the preset names, else Loba)."""
-    from sim.rules import make_rules, parse_rules_id
+    (None: the one the preset names, else the default game)."""
+    from sim.setup import make_rules, parse_rules_id
 
     # a preset or a canonical id
     base = parse_rules_id(preset, game) if preset else make_rules(game=game)
@@ -123,8 +122,8 @@ def cell_label(cell: dict) -> str:
 
 
 def cell_path(cell: dict) -> str:
-    """A cell's folder under ``OUT/cells/`` (and ``OUT/rebuy/TAG/``), Hive-style, one level per
-    knob: ``elimination_score=101/max_rebuys=0``."""
+    """A cell's folder under ``OUT/cells/`` (and an experiment's ``OUT/FOLDER/TAG/``),
+    Hive-style, one level per knob: ``elimination_score=101/max_rebuys=0``."""
     return "/".join(_spelled(cell))
 
 
@@ -165,7 +164,7 @@ class SweepResult:
     summary: pl.DataFrame
     knobs: list[str]
     out: Path | None
-    game: str = "loba"
+    game: str = DEFAULT_GAME
 
 
 FAMILY_NOTE = (
@@ -177,14 +176,16 @@ FAMILY_NOTE = (
 )
 
 
-def cell_differences(cells: list[tuple[str, object, object]], game: str = "loba") -> list[dict]:
+def cell_differences(
+    cells: list[tuple[str, object, object]], game: str | None = None
+) -> list[dict]:
     """For cells ``(name, games, seats)`` played on the same seeds: each cell's difference from
-    the first one for every summary column (the game's, :mod:`analysis.bygame`), paired per
-    game, with the unpaired interval beside it, its p-value, its Holm-adjusted p-value over the
-    family of every cell's difference in every summary column, and the verdict read from the
-    adjusted one (columns ``M_diff``, ``M_diff_low``, ``M_diff_high``, ``M_unpaired_low``,
-    ``M_unpaired_high``, ``M_paired``, ``M_p``, ``M_p_adjusted``, ``M_verdict``; empty for the
-    first cell)."""
+    the first one for every summary column (the game's, :mod:`analysis.bygame`; ``game`` None:
+    the default game), paired per game, with the unpaired interval beside it, its p-value, its
+    Holm-adjusted p-value over the family of every cell's difference in every summary column,
+    and the verdict read from the adjusted one (columns ``M_diff``, ``M_diff_low``,
+    ``M_diff_high``, ``M_unpaired_low``, ``M_unpaired_high``, ``M_paired``, ``M_p``,
+    ``M_p_adjusted``, ``M_verdict``; empty for the first cell)."""
     from .compare import FAMILY_VERDICTS, compare, correct
 
     def tag(x, name):
@@ -217,10 +218,10 @@ def cell_differences(cells: list[tuple[str, object, object]], game: str = "loba"
     return out
 
 
-def cell_summary(games, seats, rebuy: pl.DataFrame | None, game: str = "loba") -> dict:
-    """One sweep row from a cell's tables (and its paired rebuy table, if any): the game's
-    summary columns (:mod:`analysis.bygame`) with their intervals, the seat test and, for a
-    game with rebuys, the rebuy value."""
+def cell_summary(games, seats, extra: pl.DataFrame | None = None, game: str | None = None) -> dict:
+    """One sweep row from a cell's tables (and its paired experiment's table, if any): the
+    game's summary columns (:mod:`analysis.bygame`; None: the default game) with their
+    intervals, the seat test and, for a game with a sweep experiment, its columns."""
     metrics = analysis_of(game)
     km = metrics.key_metrics(games, seats)
 
@@ -234,58 +235,18 @@ def cell_summary(games, seats, rebuy: pl.DataFrame | None, game: str = "loba") -
         row[col] = r["value"] if r else None
         row[f"{col}_low"] = r["ci_low"] if r else None
         row[f"{col}_high"] = r["ci_high"] if r else None
-    p = get(M.M_SEAT_P)
+    p = get(M_SEAT_P)
     row["seat_p"] = p["value"] if p else None
-    if metrics.rebuys:
-        row.update(_rebuy_columns(rebuy))
+    if metrics.sweep_experiment is not None:
+        row.update(metrics.sweep_experiment.columns(extra))
     return row
 
 
-def _rebuy_columns(rebuy: pl.DataFrame | None) -> dict:
-    """``rebuy_value`` and ``rebuy_win_gain`` with their paired intervals (None without a
-    rebuy table, or when no game differs)."""
-    row: dict = {}
-    for col, measure in (("rebuy_value", "net stakes"), ("rebuy_win_gain", "win probability")):
-        if rebuy is None:
-            row[col] = row[f"{col}_low"] = row[f"{col}_high"] = None
-            continue
-        r = rebuy.filter(pl.col("measure") == measure).row(0, named=True)
-        if r["games_that_differ"] == 0:  # e.g. max_rebuys=0: no rebuy can happen, nothing to value
-            row[col] = row[f"{col}_low"] = row[f"{col}_high"] = None
-            continue
-        row[col] = r["difference"]
-        row[f"{col}_low"] = r["paired_low"]
-        row[f"{col}_high"] = r["paired_high"]
-    return row
-
-
-def rebuy_na_notes(summary: pl.DataFrame, knobs) -> list[str]:
-    """Why a cell's rebuy value is ``n/a``, one line per reason naming its cells: the rules
-    rule rebuys out (``max_rebuys=0``, 2 players, :func:`analysis.words.rebuys_ruled_out`), or
-    no game differed between seat 0 always and never rebuying. Empty when every cell has one
-    (or the game has no rebuys)."""
-    from sim.rules import parse_rules_id
-
-    from .words import rebuys_ruled_out
-
-    if "rebuy_value" not in summary.columns:
-        return []
-    why: dict[str, list[str]] = {}
-    for r in summary.filter(pl.col("rebuy_value").is_null()).iter_rows(named=True):
-        reason = rebuys_ruled_out(parse_rules_id(r["rules_id"]), r["n_players"]) or (
-            "no game differs between seat 0 always and never rebuying (no player went over"
-            " with a rebuy left; play more games)."
-        )
-        why.setdefault(reason, []).append(cell_label({k: r[k] for k in knobs}))
-    out = []
-    for reason, cells in why.items():
-        where = (
-            "every cell"
-            if len(cells) == summary.height
-            else f"cell{'s' * (len(cells) > 1)} {'; '.join(cells)}"
-        )
-        out.append(f"rebuy_value n/a in {where}: {reason}")
-    return out
+def experiment_notes(summary: pl.DataFrame, knobs, game: str | None = None) -> list[str]:
+    """Why a cell has no value of the game's sweep experiment, one line per reason naming its
+    cells (:attr:`analysis.bygame.SweepExperiment.notes`); empty for a game without one."""
+    exp = analysis_of(game).sweep_experiment
+    return [] if exp is None else exp.notes(summary, knobs)
 
 
 def _check_numbers(games, seed, threads) -> None:
@@ -302,20 +263,11 @@ def _check_numbers(games, seed, threads) -> None:
             raise AnalysisError(str(e)) from None
 
 
-def _rebuy_seatings(labels: list[str]) -> dict[str, tuple[list[str], list[str]]]:
-    """``always`` / ``never`` -> (seat 0 switched to that rebuy rule, its canonical labels)."""
-    from sim.policies import parse_seats
-
-    out = {}
-    for tag in ("always", "never"):
-        lab = [switch_rebuy(labels[0], tag), *labels[1:]]
-        out[tag] = (lab, [s.label for s in parse_seats(",".join(lab))])
-    return out
-
-
-def _rebuy_table(rules, labels, seatings, res, cell, games, seed, threads, outp, overwrite):
-    """The cell's paired always-vs-never rebuy value of seat 0 (a seating equal to the cell's
-    own is not played twice; the others are written under ``OUT/rebuy/TAG/``)."""
+def _experiment_table(exp, rules, labels, seatings, res, cell, games, seed, threads, outp,
+                      overwrite):  # fmt: skip
+    """The cell's table of the sweep experiment ``exp``: its seatings played on the cell's
+    seeds (a seating equal to the cell's own is not played twice; the others are written under
+    ``OUT/FOLDER/TAG/``)."""
     from sim.runner import simulate
 
     runs = {}
@@ -327,16 +279,15 @@ def _rebuy_table(rules, labels, seatings, res, cell, games, seed, threads, outp,
             rules, ",".join(lab), games=games, seed=seed, threads=threads, knob_columns=list(cell)
         )
         if outp is not None:
-            runs[tag].write(outp / "rebuy" / tag / cell_path(cell), overwrite=overwrite)
-    a, b = runs["always"], runs["never"]
-    return paired_rebuy_value(a.games, a.seats, b.games, b.seats, 0)
+            runs[tag].write(outp / exp.folder / tag / cell_path(cell), overwrite=overwrite)
+    return exp.value(runs)
 
 
-def clear_runs(outp: Path, subs=("cells", "rebuy"), what: str = "sweep") -> None:
-    """--overwrite: remove a previous sweep's ``cells/`` and ``rebuy/`` (a tournament's
-    ``seatings/``) first, so that reading ``OUT/cells/**`` pools this sweep's cells only (not
-    those of another grid, nor the flat cell folders of sweeps from before the Hive-style
-    layout)."""
+def clear_runs(outp: Path, subs=("cells",), what: str = "sweep") -> None:
+    """--overwrite: remove a previous sweep's ``cells/`` (and its experiment's folder; a
+    tournament's ``seatings/``) first, so that reading ``OUT/cells/**`` pools this sweep's
+    cells only (not those of another grid, nor the flat cell folders of sweeps from before the
+    Hive-style layout)."""
     import contextlib
     import shutil
 
@@ -383,16 +334,17 @@ def run_sweep(
     seed: int = 0,
     out=None,
     overwrite: bool = False,
-    rebuy_value: bool = True,
+    experiment: bool = True,
     threads: int | None = None,
     record_rounds: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
     game: str | None = None,
 ) -> SweepResult:
     """Run the grid (see the module docstring). ``vary``: strings ``KNOB=V1,V2`` or parsed
-    pairs; ``game``: the game of a preset that names none (None: the preset's, else Loba);
-    ``seats``: None for the game's default seating; ``rebuy_value``: also value rebuying
-    (games with rebuys only: Loba). ``progress(i, n, cell)`` is called before each cell.
+    pairs; ``game``: the game of a preset that names none (None: the preset's, else the
+    default game); ``seats``: None for the game's default seating; ``experiment``: also play
+    the game's paired sweep experiment, if it has one. ``progress(i, n, cell)`` is called
+    before each cell.
     Returns the summary (one row per cell: the knob values, ``rules_id``, then each metric of
     the game's summary with ``_low``/``_high``)."""
     from sim.policies import parse_seats
@@ -417,9 +369,10 @@ def run_sweep(
             check_out_dir(outp, overwrite, need_bytes=256 * 1024 + 64 * games * len(labels))
         except RunDirError as e:
             raise AnalysisError(str(e)) from None
-    seatings = _rebuy_seatings(labels) if rebuy_value and analysis_of(game).rebuys else None
+    exp = analysis_of(game).sweep_experiment
+    seatings = exp.seatings(labels) if experiment and exp is not None else None
     if outp is not None and overwrite:
-        clear_runs(outp)
+        clear_runs(outp, ("cells",) if exp is None else ("cells", exp.folder))
     rows = []
     played = []
     for i, (cell, rules) in enumerate(cells):
@@ -439,8 +392,8 @@ def run_sweep(
             res.write(outp / "cells" / cell_path(cell), overwrite=overwrite)
         table = None
         if seatings is not None:
-            table = _rebuy_table(
-                rules, labels, seatings, res, cell, games, seed, threads, outp, overwrite
+            table = _experiment_table(
+                exp, rules, labels, seatings, res, cell, games, seed, threads, outp, overwrite
             )
         row = {**cell, "rules_id": rules.id, "games": games, "n_players": len(labels)}
         row.update(cell_summary(res.games, res.seats, table, game))
@@ -458,20 +411,23 @@ def run_sweep(
             "seats": labels,
             "games": games,
             "seed": seed,
-            "rebuy_value_seat": 0 if seatings is not None else None,
-            "cells": [cell_path(c) for c, _ in cells],  # folders under cells/
         }
+        if exp is not None:  # the seat the experiment switched (null: not played)
+            meta[exp.meta_key] = exp.seat if seatings is not None else None
+        meta["cells"] = [cell_path(c) for c, _ in cells]  # folders under cells/
         _write_outputs(outp, summary, meta, knobs, game)
     return SweepResult(summary, knobs, outp, game)
 
 
 def _across_specs(game: str) -> list[tuple[str, str, str, str]]:
     """(prefix, estimate, low, high) of every sweep figure set across fields: each summary
-    column's paired difference from the first cell, and (Loba) the rebuy value per cell."""
+    column's paired difference from the first cell, and the sweep experiment's columns per
+    cell (a game with one)."""
+    metrics = analysis_of(game)
     specs = [(f"{c}_", f"{c}_diff", f"{c}_diff_low", f"{c}_diff_high") for c, _ in
-             analysis_of(game).sweep_columns]  # fmt: skip
-    if analysis_of(game).rebuys:
-        for c in ("rebuy_value", "rebuy_win_gain"):
+             metrics.sweep_columns]  # fmt: skip
+    if metrics.sweep_experiment is not None:
+        for c in metrics.sweep_experiment.names:
             specs.append((f"{c}_", c, f"{c}_low", f"{c}_high"))
     return specs
 
@@ -487,7 +443,7 @@ class FieldSweepResult:
     fields: list[str]
     sweeps: dict
     out: Path | None
-    game: str = "loba"
+    game: str = DEFAULT_GAME
 
 
 def field_dir(field: str) -> str:
@@ -505,7 +461,7 @@ def run_field_sweep(
     seed: int = 0,
     out=None,
     overwrite: bool = False,
-    rebuy_value: bool = True,
+    experiment: bool = True,
     threads: int | None = None,
     record_rounds: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
@@ -516,7 +472,7 @@ def run_field_sweep(
     ``sweep.png``), ``OUT/summary.csv``/``.json`` stacks the fields' summaries with a ``field``
     column and each figure's verdict against the first field (``M_across``: holds, flips,
     indistinguishable from noise...; ``M_change`` with its interval), ``OUT/sweep.json`` lists
-    the fields. ``players``: seats at the table (default 4)."""
+    the fields. ``players``: seats at the table (default: the game's usual table)."""
     from .field import add_across, default_players, field_seats, parse_fields
 
     axes = parse_vary(vary) if vary and isinstance(next(iter(vary)), str) else list(vary)
@@ -544,7 +500,7 @@ def run_field_sweep(
 
         sweeps[f] = run_sweep(
             preset, sets, axes, seats[f], games, seed,
-            None if outp is None else outp / field_dir(f), overwrite, rebuy_value, threads,
+            None if outp is None else outp / field_dir(f), overwrite, experiment, threads,
             record_rounds, prog, game,
         )  # fmt: skip
     first = sweeps[fields[0]]
@@ -574,11 +530,12 @@ def run_field_sweep(
 
 def field_sweep_sentences(res: FieldSweepResult, columns=None) -> list[str]:
     """The verdict across skill of the printed figures (:func:`analysis.field.across_sentences`):
-    each cell's difference from the first cell, and the rebuy value per cell."""
+    each cell's difference from the first cell, and the sweep experiment's value per cell."""
     from .field import across_sentences
 
     metrics = analysis_of(res.game)
-    units = metrics.sweep_units
+    exp = metrics.sweep_experiment
+    units = {**metrics.sweep_units, **(exp.units if exp is not None else {})}
     shown = columns or [c for c in metrics.sweep_shown if not c.endswith(("_low", "_high"))]
     s = res.summary
     lines = []
@@ -594,8 +551,8 @@ def field_sweep_sentences(res: FieldSweepResult, columns=None) -> list[str]:
             cell = cell_label({k: r[k] for k in res.knobs})
             if est.endswith("_diff"):
                 return f"{col}, {cell} - {r['baseline']}"
-            return f"{col} (seat 0 rebuying - declining), {cell}"
+            return f"{col} ({exp.label}), {cell}"
 
-        unit = units.get(col) or ("share" if col == "rebuy_win_gain" else None)
+        unit = units.get(col)
         lines += across_sentences(part, res.knobs, est, lo, hi, name, unit, prefix)
     return lines

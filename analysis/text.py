@@ -1,6 +1,6 @@
 """Plain-text, CSV and JSON renderings of the analysis tables for the command line.
 
-Numbers in the readable tables go through :mod:`analysis.fmt` (the report and the notebooks
+Numbers in the readable tables go through :mod:`sim.fmt` (the report and the notebooks
 use it too); CSV and JSON keep the raw values.
 """
 
@@ -11,7 +11,7 @@ import math
 
 import polars as pl
 
-from . import fmt
+from sim import fmt
 
 FORMATS = ("table", "csv", "json")
 
@@ -36,7 +36,7 @@ def table_text(
     column to its unit (``share`` prints as a percentage, ``p`` as a p-value); columns named
     like a p-value (``p_value``, ``p_adjusted``, ``seat_p``) are p-values. A column ``C`` shown
     beside ``C_low`` and ``C_high`` in ``df`` prints as ``value [low, high]`` (its interval,
-    :func:`analysis.fmt.interval`), and those two are not shown apart."""
+    :func:`sim.fmt.interval`), and those two are not shown apart."""
     cols = columns or df.columns
     paired = {c for c in cols if f"{c}_low" in df.columns and f"{c}_high" in df.columns}
     cols = [c for c in cols if not any(c in (f"{p}_low", f"{p}_high") for p in paired)]

@@ -8,24 +8,24 @@ multiset of ``k`` in which each pool policy sits at least once, in its rotations
 adds the seatings where a policy sits more than once (every multiset with at least two
 different policies: 260 seatings for five policies at four seats); ``all_orders`` plays every
 order of each group instead of its rotations (``k!`` instead of ``k``), so that each policy
-also sits after each other one equally often (Loba's ``wary`` and ``careful`` read the next
-player). A rotation starts from the group in pool order.
+also sits after each other one equally often (a policy may read the next player). A rotation
+starts from the group in pool order.
 
 **The same deals** (common random numbers). Every seating plays games ``0 .. N-1`` of run seed
 ``S`` (``N`` games *per seating*), so deal ``i`` is the same in every seating and the
 differences between seatings are the policies', not the cards'.
 
 **Ratings** (:func:`ratings`). A Plackett–Luce model of each game's finishing order (the seats
-table's ``place``: 1 = winner; Loba's others by how long they lasted, Moon's by final score;
-ties share a place): policy ``p`` has a strength ``w_p = exp(r_p)``, and the rating ``r_p`` is
-its log. Under Plackett–Luce, ``P(A finishes above B) = w_A / (w_A + w_B)`` in any game where
-both sit, so a rating difference ``d`` means ``A`` finishes above ``B`` with probability
-``1 / (1 + exp(-d))``. The strengths are fitted by full rank breaking: each pair of seats of
-different policies in a game is one comparison (a tie: half a win each), and the
+table's ``place``: 1 = winner, the others as the game ranks them, e.g. by how long they lasted
+or by final score; ties share a place): policy ``p`` has a strength ``w_p = exp(r_p)``, and the
+rating ``r_p`` is its log. Under Plackett–Luce, ``P(A finishes above B) = w_A / (w_A + w_B)`` in
+any game where both sit, so a rating difference ``d`` means ``A`` finishes above ``B`` with
+probability ``1 / (1 + exp(-d))``. The strengths are fitted by full rank breaking: each pair of
+seats of different policies in a game is one comparison (a tie: half a win each), and the
 Bradley–Terry maximum-likelihood estimate of all comparisons (``choix.ilsr_pairwise_dense``)
 estimates the Plackett–Luce strengths consistently (Azari Soufiani et al., 2014; it agrees with
-the full-ranking fit ``choix.ilsr_rankings``, tested) while a refit costs a millisecond, so
-that the interval can be bootstrapped. Ratings are anchored so that the first pool policy is 0.
+the full-ranking fit ``choix.ilsr_rankings``, tested) while a refit costs a millisecond, so that
+the interval can be bootstrapped. Ratings are anchored so that the first pool policy is 0.
 **Intervals**: percentile bootstrap (default 200 resamples, 95%) over the *deals*: a resample
 draws deal indices with replacement and keeps every seating's game of each drawn deal, since
 games on the same deal are not independent; the resamples' generator is seeded from the run
@@ -203,8 +203,9 @@ def plan(
     ``rules``: a RuleSet, rules id, house-rules file or None (the game's default); ``pool``:
     seat strings (a comma-separated string or a list; None: the game's built-in policies);
     ``players``: None for the game's usual table (its default seating's size)."""
+    from sim.chunks import memory_budget
     from sim.games import get_game
-    from sim.runner import memory_budget, resolve_rules
+    from sim.setup import resolve_rules
 
     rules = resolve_rules(rules, game)
     spec = get_game(rules.game)

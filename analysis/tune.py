@@ -300,7 +300,7 @@ def plan(
     ``eval_games``: fresh games for the evaluation (None: ``games``; 0: none)."""
     from sim.games import get_game
     from sim.policies import SeatError, parse_seat, parse_seats
-    from sim.runner import resolve_rules
+    from sim.setup import resolve_rules
 
     rules = resolve_rules(rules, game)
     spec = get_game(rules.game)

@@ -12,8 +12,9 @@ from .game import GameSpec
 from .games import GameError, game_names, get_game
 from .policies import SeatError, parse_seat, parse_seats
 from .results import Results, RunDirError
-from .rules import RuleError, RuleSet, make_rules, parse_rules_id
+from .rules import RuleError, RuleSet
 from .runner import simulate
+from .setup import Setup, make_rules, parse_rules_id
 
 __all__ = [
     "GameError",
@@ -23,6 +24,7 @@ __all__ = [
     "RuleSet",
     "RunDirError",
     "SeatError",
+    "Setup",
     "game_names",
     "get_game",
     "make_rules",

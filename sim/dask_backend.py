@@ -4,7 +4,7 @@
 (worker processes on this machine, loopback only) for the run and closes it afterwards; with
 ``--scheduler tcp://HOST:PORT`` it uses that cluster and leaves it running.
 
-Each task plays one chunk with :func:`sim.runner.play_chunk`, the very function the local
+Each task plays one chunk with :func:`sim.chunks.play_chunk`, the very function the local
 backend calls, and returns the chunk's Parquet parts as bytes (plus its summary totals) to this
 process, which writes them into the run directory and updates the manifest. So workers need no
 shared storage and the run directory has one writer; the traffic is the compressed Parquet,
@@ -28,8 +28,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from .chunks import ChunkJob, Sink, cpu_count, play_chunk, stopped_by, warm
 from .games import all_games
-from .runner import ChunkJob, Sink, cpu_count, play_chunk, stopped_by, warm
 
 CONNECT_TIMEOUT = "20s"
 WORKER_WAIT_S = 60

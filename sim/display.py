@@ -1,6 +1,6 @@
 """How a run looks in a notebook: the summary as a tidy polars DataFrame, and HTML reprs.
 
-Numbers go through :mod:`analysis.fmt`, the formatter the command line and the report use
+Numbers go through :mod:`sim.fmt`, the formatter the command line and the report use
 (imported when first needed: ``sim`` itself never imports ``analysis`` at module level).
 """
 
@@ -87,7 +87,7 @@ def summary_frame(
 
 def summary_html(frame: pl.DataFrame) -> str:
     """The summary frame as a small HTML table (shares as percentages, intervals beside)."""
-    from analysis import fmt
+    from . import fmt
 
     out = ["<table><tr><th>figure</th><th>value</th><th>95% interval</th><th>unit</th></tr>"]
     for r in frame.iter_rows(named=True):

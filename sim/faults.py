@@ -1,6 +1,6 @@
 """What a failed run says: one sentence naming whose code failed, where, and what is kept.
 
-Every game is played through :func:`sim.runner.run_chunk`, so every command (``simulate``,
+Every game is played through :func:`sim.chunks.run_chunk`, so every command (``simulate``,
 ``bench``, ``tournament``, ``sweep``, ``tune``, ``rebuy-value``, ``replay``) meets an exception
 raised inside the kernel there. The kernel cannot say which seat's function raised (an
 exception leaves compiled code with its message only), so :func:`diagnose` finds out by playing
@@ -21,7 +21,7 @@ import functools
 
 import numba
 
-from .policies.api import compiled
+from .jit import compiled
 
 
 class RunFailure(RuntimeError):

@@ -17,6 +17,7 @@ It must release the GIL (the runner plays slices of a chunk on several threads).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,9 +25,16 @@ from typing import Any
 import numpy as np
 
 from .compiling import plan
-from .jit import compile_aside, compile_share, kernel_cached, tell_aside
+from .jit import compile_aside, compile_share, compiled, kernel_cached, tell_aside
 from .rules import RulesSpec
 from .schema import Table
+
+
+def load_ref(ref: str):
+    """The object a ``"module:NAME"`` reference names, imported on first use (a game's
+    analysis, its compile entry points: what the core reaches by name, never by import)."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,8 @@ class GameSpec:
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
     tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
     positions: Positions | None = None  # positions as files, if the game reads them
+    # "module:NAME" of the game's analysis (analysis.bygame.GameAnalysis), imported on first use
+    analysis: str | None = None
     # "module:function" compiling the engine (sim.jit.compile_aside); it is then told, on its
     # input, the run's seats of this game's own policies, to compile their functions as well
     precompile: str | None = None
@@ -120,6 +130,13 @@ class GameSpec:
         """Decision kinds then add-on kinds: the order of :meth:`fn_tables`."""
         return self.decisions + tuple(self.addons)
 
+    def run_intervals(self, games, seats) -> dict:
+        """The intervals of a run's summary (:meth:`sim.results.Results.summary`) from the
+        game's registered analysis (:attr:`analysis`), {} for a game without one."""
+        if not self.analysis:
+            return {}
+        return load_ref(self.analysis).run_summary(self.name, games, seats)
+
     def fn_tables(self, seats) -> tuple[tuple, np.ndarray]:
         """The kernel's per-kind function tuples and the parameter matrix, padded to
         ``max_seats`` with copies of seat 0 (never called)."""
@@ -128,8 +145,6 @@ class GameSpec:
         compile_share(self.name, self.share)  # (cold cache only: while the child compiles)
         pad = list(seats) + [seats[0]] * (self.max_seats - len(seats))
         per_seat = [s.functions(self.decisions) for s in pad]
-        from .policies.api import compiled
-
         for f in self.seat_functions(seats):
             compiled(f, self.signature)  # (the game's own policies compile here, first)
         fns = tuple(tuple(f[k] for f in per_seat) for k in range(len(self.kinds)))

@@ -26,6 +26,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .games import GameError, get_game
+from .policies import SeatError, parse_seats
 from .rules import RuleError, RuleSet, fmt_value
 
 KEYS = ("game", "preset", "label", "seats", "knobs")
@@ -101,8 +103,6 @@ class HouseRules:
             return seats
         if seats is None:
             return ",".join(self.seats)
-        from .policies import parse_seats
-
         game = self.rules.game
         mine = [s.label for s in parse_seats(list(self.seats), game=game)]
         given = [s.label for s in parse_seats(seats, game=game)]
@@ -117,8 +117,6 @@ class HouseRules:
 def load_house_rules(path, game=None) -> HouseRules:
     """Read and validate a house-rules file (see the module docstring). ``game``: the game in
     use, if one was named elsewhere (a file naming another game is refused)."""
-    from .games import GameError, get_game
-
     p = Path(path.strip() if isinstance(path, str) else path)
     data = _read(p)
     where = f"House-rules file '{p}'"
@@ -162,8 +160,6 @@ def load_house_rules(path, game=None) -> HouseRules:
         raise HouseRulesError(f"{where}: {_lower_first(str(e))}") from None
     seats = _seat_strings(p, data["seats"]) if "seats" in data else None
     if seats is not None:  # every seat a seat of this game, as many as its rules seat
-        from .policies import SeatError, parse_seats
-
         try:
             parse_seats(list(seats), game=spec)
             rules.check_players(len(seats))

@@ -12,7 +12,7 @@ kills it), whatever the kernel is doing.
 
 ``LOBA_ISOLATE``: ``1`` plays every local run in a child process, ``0`` none (a crash then ends
 the process, and a run directory still resumes), unset or ``auto``: only runs with a plug-in
-seat. The games are the same bytes either way (the same :func:`sim.runner.play_chunk`).
+seat. The games are the same bytes either way (the same :func:`sim.chunks.play_chunk`).
 """
 
 from __future__ import annotations
@@ -23,18 +23,21 @@ import pickle
 import signal
 from collections import deque
 
-from .faults import PlayFault
-from .policies import parse_seats
-from .runner import (
+from .chunks import (
     ChunkError,
     ChunkJob,
     Sink,
     finished,
     play_retried,
+    run_chunk,
     set_threads,
     stopped_by,
     warm,
 )
+from .faults import PlayFault
+from .games import get_game
+from .policies import parse_seats
+from .setup import setup
 
 POLL_S = 0.2  # how often the parent looks at Ctrl-C and at the child while it waits
 MEMORY_SIGNALS = ("SIGSEGV", "SIGBUS")
@@ -343,7 +346,7 @@ class _Child:
 
 def chunk_results(job: ChunkJob, todo, threads: int | None, run=None, started=None):
     """Play the pieces ``todo`` of ``job`` in a child process and yield their
-    :class:`~sim.runner.ChunkResult` in order: the same chunks, the same bytes, and a crash or
+    :class:`~sim.chunks.ChunkResult` in order: the same chunks, the same bytes, and a crash or
     a hang of the kernel stays in the child. Up to two pieces are handed over at a time, so
     the child plays one while this process handles the other. ``run``: the run directory
     (for the sentences); ``started()`` is called once the kernel is loaded."""
@@ -422,18 +425,14 @@ def guarded(fn, *args, seats, doing: str):
 def bench_lines(game: str, rules_id: str, seat_specs: tuple, games: int, seed: int):
     """The game's benchmark report lines. A game's benchmark may play through its own batch
     loop: an exception there is found out by playing the same games through
-    :func:`sim.runner.simulate` (a :class:`~sim.faults.PlayFault` naming the seat)."""
-    from .games import get_game
-    from .runner import resolve_rules, simulate
-
-    spec, rules = get_game(game), resolve_rules(rules_id)
-    seats = parse_seats(list(seat_specs), game=spec)
+    :func:`sim.chunks.run_chunk` (a :class:`~sim.faults.PlayFault` naming the seat)."""
+    s = setup(rules_id, list(seat_specs), game)
     try:
-        yield from spec.bench(rules, seats, games, seed)
+        yield from s.spec.bench(s.rules, list(s.seats), games, seed)
     except PlayFault:
         raise
     except Exception:
-        simulate(rules, list(seat_specs), games=games, seed=seed, game=spec)
+        run_chunk(s.spec, s.R, s.n_players, seed, 0, games, s.tables, 0, s.labels)
         raise
 
 
@@ -441,24 +440,16 @@ def replay_events(game: str, rules_id: str, seat_specs: tuple, seed: int, index:
     """Yields the events of game ``index`` of the run, once. The game is played through the
     kernel first, so a seat that raises is named (:class:`~sim.faults.PlayFault`) instead of
     being answered with the fallback by the step-by-step replay, which cannot stop there."""
-    from .games import get_game
-    from .runner import resolve_rules, run_chunk
-
-    spec, rules = get_game(game), resolve_rules(rules_id)
-    seats = parse_seats(list(seat_specs), game=spec)
-    labels = [s.label for s in seats]
-    tables = spec.fn_tables(seats)
-    run_chunk(spec, rules.to_array(), len(seats), seed, index, 1, tables, 0, labels)
-    with raised_in_callbacks(seats, f"game {index}"):
-        events = spec.replay(rules, seats, seed, index)
+    s = setup(rules_id, list(seat_specs), game)
+    run_chunk(s.spec, s.R, s.n_players, seed, index, 1, s.tables, 0, s.labels)
+    with raised_in_callbacks(s.seats, f"game {index}"):
+        events = s.spec.replay(s.rules, list(s.seats), seed, index)
     yield events
 
 
 def position_events(game: str, path: str, seat_specs, seed: int, to_end: bool):
     """Yields the events of the game played on from a position file, once
     (:attr:`sim.game.Positions.replay`); a seat that raises stops it."""
-    from .games import get_game
-
     spec = get_game(game)
     seats = None if seat_specs is None else parse_seats(list(seat_specs), game=spec)
     with raised_in_callbacks(seats or [], "the game played on from the position"):

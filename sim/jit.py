@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import numba
 from numba.core import sigutils, types
+from numba.core.errors import TypingError
 from numba.core.registry import CPUDispatcher
 
 warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
@@ -643,3 +644,27 @@ def wait_aside(key: str) -> None:
     with _watch_lock:  # (a child stopped mid-compile: nothing of it runs any more)
         for k in [k for k, (_, where) in RUNNING.items() if where == "aside"]:
             del RUNNING[k]
+
+
+def compiled(fn, sig):
+    """``fn`` compiled for ``sig`` and closed to other signatures, as the kernel's function
+    tables need it (one machine-code entry point per function). Raises ``TypeError`` with one
+    sentence if ``fn`` is not a :func:`decision` function."""
+    if DISABLED:
+        return fn
+    if not hasattr(fn, "compile") or not hasattr(fn, "disable_compile"):
+        raise TypeError(f"{fn!r} is not a @decision function.")
+    if fn._can_compile:
+        try:
+            fn.compile(sig)
+        except TypingError as e:
+            if "readonly" in str(e) or "read-only" in str(e):
+                raise TypeError(
+                    f"{fn.__name__} writes into an argument its game hands over read-only (a"
+                    " decision may write only its random stream and its memory)."
+                ) from e
+            raise
+        fn.disable_compile()
+    if sig.args not in fn.overloads or len(fn.overloads) != 1:
+        raise TypeError(f"{fn.__name__} is not compiled for the decision signature alone.")
+    return fn

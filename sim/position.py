@@ -50,7 +50,7 @@ def position_rules(value, game: str):
     """The rule set a position's ``rules`` names: a preset, a canonical id, or a knob table
     ``{ preset = "...", knob = value }``."""
     from .games import get_game
-    from .rules import parse_rules_id
+    from .setup import parse_rules_id
 
     if isinstance(value, dict):
         knobs = dict(value)

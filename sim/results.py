@@ -29,7 +29,8 @@ import pyarrow.parquet as pq
 
 from .game import GameSpec
 from .games import get_game
-from .rules import RuleSet
+from .rules import RuleError, RuleSet
+from .setup import MAX_GAMES, parse_rules_id
 
 
 class RunDirError(ValueError):
@@ -180,17 +181,15 @@ class Results:
 
         Every figure estimated from the games has its 95% interval from the analysis' one
         variance model and the game's per-game figure definitions (the game is the unit:
-        :func:`analysis.bygame.run_summary`, imported when first needed; the same figures and
-        intervals as ``loba summarize``). ``metric`` names the figure it comes from (a total
-        over the run, such as its void rounds, is that figure per game times the games) and
-        ``method`` how the interval was formed, or why there is none: the games played and
+        :func:`analysis.bygame.run_summary`, reached through the game's registered analysis,
+        :meth:`GameSpec.run_intervals`; the same figures and intervals as ``loba summarize``).
+        ``metric`` names the figure it comes from (a total over the run, such as its void
+        rounds, is that figure per game times the games) and ``method`` how the interval was formed, or why there is none: the games played and
         the timings are facts of this run, not estimates; a figure on which every game agrees
         has no interval (``no interval: every game agrees``)."""
-        from analysis.bygame import run_summary
-
         from .display import summary_frame
 
-        intervals = run_summary(self.spec.name, self.frames["games"], self.frames["seats"])
+        intervals = self.spec.run_intervals(self.frames["games"], self.frames["seats"])
         return summary_frame(self.summary_dict(), self.spec.summary.units, intervals)
 
     def _repr_html_(self) -> str:
@@ -214,7 +213,6 @@ PARTIAL = ".partial"  # temporary files; outside the table folders, which reader
 LOCK = ".loba.lock"
 MANIFEST = "manifest.json"
 CHECKSUM = "sha256"  # of each part file's bytes, recorded in the manifest with its size and rows
-MAX_GAMES = 10**12  # the most games one run may have (documented in the README)
 PART_RE = re.compile(r"part-(\d+)(?:-(\d+))?\.parquet")  # what this program names its parts
 COMMIT_RATIO = 20  # commit when the time since the last commit is 20x what a commit costs
 KNOB_COLUMNS = "knob_columns"  # manifest key: the rule knobs every part carries as columns
@@ -545,8 +543,6 @@ class Problem(NamedTuple):
 def _agree(man: dict, spec, mp: Path) -> None:
     """The manifest's own fields agree with each other: its rules id is the one its preset and
     knobs make, and its portable seats are as many as its seats. One sentence otherwise."""
-    from .rules import RuleError, parse_rules_id
-
     knobs, preset = man.get("rules"), man.get("preset")
     if isinstance(knobs, dict) and isinstance(preset, str):
         try:
@@ -1139,8 +1135,6 @@ class RunDir:
         elif any(not a <= g <= b for g in counts):
             return bad("foreign", "holds games of another part")
         if "rules_id" in t.column_names:
-            from .rules import RuleError, parse_rules_id
-
             want = self.manifest["rules_id"]
             for rid in pc_lib.unique(t.column("rules_id")).to_pylist():
                 try:

@@ -323,27 +323,6 @@ def split_game(text: str, game: str | None = None) -> tuple[str | None, str]:
     return game, t
 
 
-def make_rules(preset: str | None = None, game: str | None = None, **overrides: Any) -> RuleSet:
-    """A rule set of ``game`` (default Loba): a preset plus overrides (see :class:`RulesSpec`)."""
-    from .games import get_game
-
-    return get_game(game).rules.make(preset, **overrides)
-
-
-def parse_rules_id(text: str, game: str | None = None) -> RuleSet:
-    """Parse a canonical id; ``GAME:`` in the text names the game, else ``game`` (Loba). A
-    path to a house-rules file (``*.toml``, :mod:`sim.house`) gives the rules it holds."""
-    from .games import get_game
-    from .house import is_house_file, load_house_rules
-
-    if is_house_file(text):
-        return load_house_rules(text, game).rules
-    named, _ = split_game(text, game)
-    if game is not None and named is not None and named != game:
-        raise RuleError(f"'{text}' names {named} rules, but the game is {game}.")
-    return get_game(named).rules.parse(text)
-
-
 __all__ = [
     "Knob",
     "RuleError",
@@ -351,7 +330,5 @@ __all__ = [
     "RulesSpec",
     "fmt_value",
     "make_enum",
-    "make_rules",
     "parse_assignments",
-    "parse_rules_id",
 ]

@@ -24,8 +24,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from .chunks import run_chunk
 from .games import get_game
+from .policies import parse_seats
 from .rules import RuleSet
+from .runner import simulate, stream_run
+from .trace import to_jsonl
 
 
 def player_counts(spec) -> range:
@@ -51,9 +55,6 @@ def cells(spec, policies=None, presets=None):
 
 def check_playouts(spec, games: int = 1, seed: int = 1, policies=None, presets=None) -> Counter:
     """Replay ``games`` games of every cell and audit every event; returns counters."""
-    from .policies import parse_seats
-    from .trace import to_jsonl
-
     spec = get_game(spec)
     stats = Counter()
     for rules, seats in cells(spec, policies, presets):
@@ -72,8 +73,6 @@ def check_playouts(spec, games: int = 1, seed: int = 1, policies=None, presets=N
 
 def check_schema(spec) -> None:
     """Frames match the declaration; layouts and the rule array are sized from their parts."""
-    from .runner import simulate
-
     spec = get_game(spec)
     for t in spec.tables:
         enum = t.kernel_enum("K")
@@ -101,8 +100,6 @@ def check_schema(spec) -> None:
 
 def check_determinism(spec, games: int = 200, seed: int = 3) -> None:
     """Threads and chunk sizes never change a row; a game alone equals it in a batch."""
-    from .runner import simulate
-
     spec = get_game(spec)
     policies = list(spec.policies)
     n = spec.rules.max_players
@@ -121,8 +118,6 @@ def check_backends(spec, out_dir, scheduler=None, games: int = 60, seed: int = 4
     """A run directory written by the Dask backend (``scheduler``: an address; None: a local
     cluster of one worker) holds byte for byte the parts the local backend writes."""
     from pathlib import Path
-
-    from .runner import stream_run
 
     spec = get_game(spec)
     out = Path(out_dir)
@@ -151,9 +146,6 @@ def check_builtins(spec, games: int = 150, seed: int = 6) -> int:
     parameter matrix's builtin column as given and zeroed, and with every seat asked through
     its plug-in arena. Returns the cells checked."""
     import numpy as np
-
-    from .policies import parse_seats
-    from .runner import run_chunk
 
     spec = get_game(spec)
     built = [name for name, p in spec.policies.items() if getattr(p, "builtin", 0)]

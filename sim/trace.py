@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from .setup import check_run
+
 MAX_GAME_INDEX = 2**63 - 1
 
 
@@ -32,8 +34,6 @@ def replay(rules=None, seats=None, seed: int = 0, game: int = 0, *, game_name=No
     ``rules``: a RuleSet or rules id (its ``GAME:`` prefix, or ``game_name``, picks the game;
     Loba by default); ``seats``: a seat string or list (None: the game's default seating).
     """
-    from .runner import check_run
-
     spec, rules, seat_list = check_run(rules, seats, 1, seed, game_name)
     check_index(game)
     return spec.replay(rules, seat_list, seed, game)

@@ -6,7 +6,7 @@ import contextlib
 
 import pytest
 
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 
 @pytest.fixture(scope="session")

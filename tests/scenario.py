@@ -13,7 +13,7 @@ from sim.loba.cards import card_str, parse_cards
 from sim.loba.layout import EV, MELD, E, M
 from sim.loba.play import Game
 from sim.loba.position import load_position
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 
 def ids(cards) -> list[int]:

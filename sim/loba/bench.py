@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 
+from ..chunks import MAX_THREADS, in_slices, run_chunk, set_threads
 from ..jit import jit
 from ..policies import parse_seats
 from ..rng import below, seed_stream, shuffle
-from ..runner import MAX_THREADS, in_slices, run_chunk, set_threads
 from .layout import GR, JOKER, MAX_CARDS
 
 

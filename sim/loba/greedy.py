@@ -56,7 +56,7 @@ def cards_covered(acts, n):
             for s in range(4):
                 if pierna_count(acts[i, A.LO], s) > 0:
                     cover |= 1 << (s * 13 + r - 1)
-        else:  # positions lo..hi: a joker where JMASK says, else the natural (:func:`pos_card`)
+        else:  # positions lo..hi: a joker where JMASK says, else the natural (moves.pos_card)
             s = int(acts[i, A.KEY])
             win = (2 << int(acts[i, A.HI])) - (1 << int(acts[i, A.LO]))
             jm = int(acts[i, A.JMASK]) & win

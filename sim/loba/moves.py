@@ -170,8 +170,8 @@ def judge_meld(counts, R):
     code. For an escalera, ``lo..hi`` are its positions and ``jmask`` where its jokers stand
     (extra jokers go to the high end, or the low end when the high end is impossible, [A18]).
     For a pierna, ``key`` is the rank and ``lo`` the mask of suits used. When an ace reads
-    legally both low and high (RULES.md does not say which to take), the reading whose
-    naturals leave fewer gaps for jokers wins, and low on a tie.
+    legally both low and high (the rules do not say which to take), the reading whose naturals
+    leave fewer gaps for jokers wins, and low on a tie.
     """
     jokers = counts[JOKER]
     nat = 0

@@ -1,7 +1,7 @@
-"""A slow, independent reference for the meld rules of Loba de Menos (RULES.md [A15]-[A22]).
+"""A slow, independent reference for the meld rules of Loba de Menos ([A15]-[A22]).
 
-Written from RULES.md alone, by brute force, so that it can judge the compiled kernel
-(``sim.loba.moves``). It deliberately imports nothing else of ``sim.loba`` but
+Written from the rules text alone (docs/rules.md), by brute force, so that it can judge the
+compiled kernel (``sim.loba.moves``). It deliberately imports nothing else of ``sim.loba`` but
 ``sim.loba.cards``, for the card notation only (``parse_card``, ``card_str``).
 
 Model
@@ -196,7 +196,7 @@ class Verdict:
     meld: Pierna | Escalera | None  # the meld as laid down ([A18] default placement)
     reason: str  # rule id and reason when not ok
     # every acceptable reading: one meld, or one escalera per reading of the ace when both the
-    # low and the high ace give a legal escalera (RULES.md does not say which to prefer)
+    # low and the high ace give a legal escalera (the rules do not say which to prefer)
     readings: tuple = ()
 
     @property
@@ -244,7 +244,7 @@ def judge(cards, rules) -> Verdict:
     fixed, so the top position says how many extra jokers went high).
 
     An ace is read low or high, whichever gives a legal escalera. Where both do (an ace, most
-    of the other ranks and enough jokers, e.g. the thirteen cards A..K), RULES.md names no
+    of the other ranks and enough jokers, e.g. the thirteen cards A..K), the rules name no
     default: ``readings`` then holds both (low ace first), each in its [A18] placement.
     """
     ids = to_ids(cards)

@@ -16,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..events import NO_TRACE, new_trace, recorded
+from ..games import get_game
 from ..jit import DISABLED, in_python
 from ..rules import RuleSet
+from ..setup import check_run
 from .api import DECIDE_SIG
 from .cards import JOKER, card_str, parse_cards, position_card
 from .kernel import (
@@ -100,13 +102,11 @@ class Game:
         record_rounds=True,
         trace=False,
     ):
-        from ..runner import check_run
-        from .spec import SPEC
-
-        _, self.rules, self.seats = check_run(rules, seats, 1, int(seed), SPEC)
+        spec = get_game(RULES.game)  # (this game's spec, which imports this module)
+        _, self.rules, self.seats = check_run(rules, seats, 1, int(seed), spec)
         self.n = len(self.seats)
         self.R = self.rules.to_array()
-        fns, params = SPEC.fn_tables(self.seats)
+        fns, params = spec.fn_tables(self.seats)
         self.tables = (SeatFns(*fns), params)
         self._handles = None  # (tables, the same as Handle objects) for step()
         k = max(1, len(decks or []))

@@ -226,7 +226,7 @@ def _seat_set(value, name: str, n: int) -> set[int]:
 
 
 def _build(d: dict, rules_override, shuffle: int | None = None) -> Position:
-    from ..rules import parse_rules_id
+    from ..setup import parse_rules_id
     from .rules import SPEC
 
     if d.get("game", "loba") != "loba":

@@ -1,7 +1,7 @@
 """Loba de Menos rules (rules document part A): every knob, the presets, the cross-checks.
 
 The one declaration of Loba's rule set: :data:`SPEC` (a :class:`sim.rules.RulesSpec`). The
-kernel's rule array layout :data:`R` and the enumerations of choice knobs (:data:`TAKE`,
+kernel's rule array layout :data:`RULE` and the enumerations of choice knobs (:data:`TAKE`,
 :data:`PIERNA`, :data:`JOKER_DISCARD`) are derived from it, so a new knob is one line here.
 """
 

@@ -53,12 +53,13 @@ SPEC = GameSpec(
     handle=Game,
     tools={
         "check_meld": check_meld,
-        # the score-gap bands of the state-level rebuy table (analysis.rebuy, analysis.plots)
+        # the score-gap bands of the state-level rebuy table (analysis.loba.rebuy, .plots)
         "gap_edges": GAP_EDGES,
         "gap_label": gap_label,
         "gap_band_order": gap_band_order,
     },
     positions=Positions(load_position, moves, moves_text, replay_position),
+    analysis="analysis.loba:ANALYSIS",
     precompile="sim.loba.kernel:aside",
     share="sim.loba.kernel:compile_share",
     compile_pieces=COMPILE_PIECES,

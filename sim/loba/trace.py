@@ -6,7 +6,8 @@ decodes the event rows into dicts in the JSON Lines schema below. Batch runs pas
 no room (:data:`sim.events.NO_TRACE`) through the same compiled kernel, and skip every
 recording branch.
 
-Schema (one object per line; fields may be added, never renamed)::
+Schema (one object per line; fields may be added, never renamed; docs/traces.md says what
+each field means)::
 
     game     rules_id rules seed game players seats dealer
     deal     round dealer hands upcard stock            (stock top first)
@@ -21,9 +22,14 @@ Schema (one object per line; fields may be added, never renamed)::
     void     round reason
     score    round penalties scores
     over     round seat score
-    rebuy    round seat score pot [rebuys]
+    rebuy    round seat score pot rebuys
     eliminated round seat
-    end      winner rounds pot
+    end      winner rounds pot                          (winner null: stopped at the round cap)
+    position round dealer to_move hands table melded placed pile stock scores rebuys status
+             phase taken                                (a replay from a set-up table: right
+                                                         after the header; :func:`position_event`)
+    stop     round reason                               (a replay from a position stopped at the
+                                                         end of its round, not of the game)
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ Modules, one job each:
   polars frames.
 * :mod:`.api`      the decision signature :data:`~.api.DECIDE_SIG` and the decision kinds
   (a policy is a :class:`sim.policies.api.Policy` with ``game="moon"``).
-* :mod:`.policies` built-in policies (``random``, ``greedy``, ``count``) in :data:`POLICIES`.
+* :mod:`.policies` built-in policies (``random``, ``greedy``, ``count``) in
+  :data:`~.policies.POLICIES`.
 * :mod:`.scripted` a policy that does what its parameters say (scenario tests).
 * :mod:`.schema`   the result tables ``games``, ``seats``, ``hands``.
 * :mod:`.play`     a Python handle on one game (:class:`~.play.Game`) with event recording.

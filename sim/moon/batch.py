@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import RuleSet
+from ..setup import resolve_rules as resolve_any
 from .api import DECISIONS, N_PARAMS, compiled_moon
 from .layout import MAX_SEATS
 from .rules import SPEC
@@ -20,11 +21,8 @@ from .schema import GAMES, HANDS, SEATS
 
 
 def resolve_rules(rules) -> RuleSet:
-    if rules is None:
-        return SPEC.make()
-    if isinstance(rules, RuleSet):
-        return rules
-    return SPEC.parse(str(rules))
+    """Moon's rules from a RuleSet, an id or None (:func:`sim.setup.resolve_rules`)."""
+    return resolve_any(rules, SPEC.game)
 
 
 def resolve_policy(p) -> tuple[object, dict]:

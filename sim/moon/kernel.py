@@ -59,7 +59,7 @@ def run_games(R, seed, start, count, fns, params, games_out, seats_out, hands_ou
     """Play games ``start .. start+count-1`` one after another into the ``*_out`` rows.
 
     Serial on purpose: the caller runs slices on several Python threads (the kernel releases
-    the GIL), as :func:`sim.runner.in_slices` does for Loba."""
+    the GIL), as :func:`sim.chunks.in_slices` does for Loba."""
     record = hands_out.shape[0] == count
     st = new_state()
     bufs = new_bufs(R)

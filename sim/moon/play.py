@@ -21,6 +21,7 @@ from .engine import new_bufs, new_state, new_trace, play_game, seed_streams, sta
 from .layout import HAND_SIZE, MAX_SEATS, N_TILES, PH, G, S
 from .schema import HANDS
 from .tiles import TileError, parse_tiles
+from .trace import decode
 
 TRACE_EVENTS = 4096  # starting capacity; record() grows it when a game needs more
 
@@ -170,8 +171,6 @@ class Game:
 
     def events(self) -> list[dict]:
         """The recorded events as JSON-ready dicts (:mod:`.trace`)."""
-        from .trace import decode
-
         return decode(self)
 
 
@@ -186,3 +185,8 @@ def record(rules, policies, seed: int, game: int, **kw) -> Game:
         if not g.trace_arrays()[2]:
             return g
         cap *= 4
+
+
+def replay(rules, policies, seed: int, game: int) -> list[dict]:
+    """Game ``game`` of run (rules, policies, seed), played again and decoded."""
+    return decode(record(rules, policies, seed, game))

@@ -61,7 +61,9 @@ from .layout import (
     G,
     S,
 )
+from .play import TRACE_EVENTS, Game
 from .tiles import TileError, parse_tiles, tile_str
+from .trace import decode, position_event
 from .tricks import bit, follows, led_suit, legal_list, trick_winner
 
 PHASES = ("bid", "declare", "play")
@@ -135,8 +137,6 @@ class Position:
         ``seats``: seat strings instead of the file's; ``seed``: the policies' random streams
         (and the shuffles of later hands)."""
         from ..policies import parse_seats
-        from .play import Game
-
         chosen = parse_seats(self.seats if seats is None else seats, game="moon")
         g = Game(self.rules, chosen, seed=seed, first_bidder=self.first_bidder, trace=trace)
         st = g.st
@@ -629,3 +629,26 @@ def moves_text(m: dict) -> str:
 
 
 __all__ = ["Position", "PositionError", "load_position", "moves", "moves_text"]
+
+
+def replay_position(source, seats=None, seed: int = 0, to_game_end: bool = False) -> list[dict]:
+    """Play on from a position file (or dict, :mod:`.position`) with the kernel, to the end of
+    the hand (a final ``stop`` event) or of the game; returns the trace's events. Every tile of
+    the hand is known, so ``seed`` drives only the policies' random choices (and the shuffles
+    of later hands)."""
+    pos = load_position(source)
+    cap = TRACE_EVENTS
+    while True:
+        g = pos.game(seats, seed=seed, trace=cap)
+        if to_game_end:
+            g.play()
+        else:
+            g.play_hand()
+        if not g.trace_arrays()[2]:
+            break
+        cap *= 4
+    events = decode(g)
+    events.insert(1, position_event(pos))
+    if events[-1]["type"] != "end":
+        events.append({"type": "stop", "hand": g.hand_no, "reason": "end of hand"})
+    return events

@@ -17,12 +17,12 @@ from .bench import run_bench
 from .check import legal_tiles, trick_winner_explained
 from .kernel import COMPILE_PIECES, run_games
 from .layout import MAX_SEATS
-from .play import Game
+from .play import Game, replay
 from .policies import POLICIES
-from .position import load_position, moves, moves_text
+from .position import load_position, moves, moves_text, replay_position
 from .rules import SPEC as RULES
 from .schema import TABLES
-from .trace import replay, replay_position, to_text
+from .trace import to_text
 
 
 def play_batch(R, n_players, seed, start, count, fns, params, outs):
@@ -102,5 +102,6 @@ SPEC = GameSpec(
     handle=Game,
     tools={"trick_winner": trick_winner_explained, "legal_tiles": legal_tiles},
     positions=Positions(load_position, moves, moves_text, replay_position),
+    analysis="analysis.moon:ANALYSIS",
     compile_pieces=COMPILE_PIECES,
 )

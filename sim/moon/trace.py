@@ -5,7 +5,8 @@ plays it again with recording on; :func:`decode` turns its event rows (:data:`~.
 :data:`~.layout.E`) into one dict per event. Tiles are written in notation, high end first
 (``"6-4"``); seats are 0..2; hands and tricks are numbered from 1.
 
-Schema (one object per event; fields may be added, never renamed)::
+Schema (one object per event; fields may be added, never renamed; docs/traces.md says what
+each field means)::
 
     game     game seed rules_id rules{knob: value} seats[3] first_bidder
     deal     hand opener hands[3][7] widow
@@ -130,13 +131,6 @@ def decode(game) -> list[dict]:
     return decode_arrays(evs, pay, meta)
 
 
-def replay(rules, policies, seed: int, game: int) -> list[dict]:
-    """Game ``game`` of run (rules, policies, seed), played again and decoded."""
-    from .play import record
-
-    return decode(record(rules, policies, seed, game))
-
-
 def position_event(pos) -> dict:
     """The ``position`` event that starts a trace replayed from a set-up hand
     (:mod:`.position`): the hand's number and opener, the phase and the seat to move, every
@@ -163,32 +157,6 @@ def position_event(pos) -> dict:
         "current": None if pos.current is None else trick(pos.current),
         "scores": list(pos.scores),
     }
-
-
-def replay_position(source, seats=None, seed: int = 0, to_game_end: bool = False) -> list[dict]:
-    """Play on from a position file (or dict, :mod:`.position`) with the kernel, to the end of
-    the hand (a final ``stop`` event) or of the game; returns the trace's events. Every tile of
-    the hand is known, so ``seed`` drives only the policies' random choices (and the shuffles
-    of later hands)."""
-    from .play import TRACE_EVENTS
-    from .position import load_position
-
-    pos = load_position(source)
-    cap = TRACE_EVENTS
-    while True:
-        g = pos.game(seats, seed=seed, trace=cap)
-        if to_game_end:
-            g.play()
-        else:
-            g.play_hand()
-        if not g.trace_arrays()[2]:
-            break
-        cap *= 4
-    events = decode(g)
-    events.insert(1, position_event(pos))
-    if events[-1]["type"] != "end":
-        events.append({"type": "stop", "hand": g.hand_no, "reason": "end of hand"})
-    return events
 
 
 def to_jsonl(events: Iterable[dict]) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..games import get_game
 from .api import POLICY_SLOTS, AddOnRule, Policy, addon_slot, compiled, decision
 
 
@@ -202,9 +203,8 @@ def _parse_part(text: str, registry: dict, kind: type, what: str, seat_text: str
 
 
 def parse_seat(text: str, game=None) -> Seat:
-    """Read one seat string of ``game`` (a name or :class:`sim.game.GameSpec`; default Loba)."""
-    from ..games import get_game
-
+    """Read one seat string of ``game`` (a name or :class:`sim.game.GameSpec`; None: the
+    default game)."""
     spec = get_game(game)
     t = str(text).strip()
     if not t:
@@ -270,26 +270,6 @@ def _file_rule(kind: str, text: str, registry: dict, seat_text: str) -> AddOn | 
     return AddOn(kind, rule, params, f"{name}:{path}", path, rules_id)
 
 
-def check_seat_rules(seats, rules) -> None:
-    """Refuse (one sentence) a seat whose add-on rule was read from a file made under other
-    rules than ``rules`` (a RuleSet)."""
-    from ..runner import resolve_rules
-
-    def same(rid: str) -> bool:
-        try:
-            return resolve_rules(rid, rules.game).id == rules.id
-        except (ValueError, OSError):  # not a rules id (or not this game's): not these rules
-            return False
-
-    for s in seats:
-        for a in s.addons:
-            if a.rules_id is not None and a.rules_id != rules.id and not same(a.rules_id):
-                raise SeatError(
-                    f"'{s.label}': the {a.kind} table '{a.path}' was measured under"
-                    f" {a.rules_id}, not {rules.id}; measure one under these rules."
-                )
-
-
 def _compile(ref: str, fns, sig) -> None:
     """Compile (or load from the cache) the decision functions a seat uses."""
     for fn in fns:
@@ -305,8 +285,6 @@ def parse_seats(spec, n_players: int | None = None, game=None) -> list[Seat]:
     """A comma-separated string or a list of seat strings; ``n_players`` copies of one seat;
     None: the game's default seating."""
     if spec is None:
-        from ..games import get_game
-
         spec = get_game(game).default_seats
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     if n_players is not None and len(items) == 1:
@@ -320,7 +298,6 @@ __all__ = [
     "Policy",
     "Seat",
     "SeatError",
-    "check_seat_rules",
     "decision",
     "parse_seat",
     "parse_seats",

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from numba import types
-from numba.core.errors import TypingError
 from numba.core.typing.typeof import typeof_impl
 
-from ..jit import DISABLED, jit
+from ..games import DEFAULT_GAME, get_game
+from ..jit import compiled, jit
 
 POLICY_SLOTS = 8  # parameters per policy or add-on rule
 
@@ -48,30 +48,6 @@ def decision(fn=None, *, alloc: bool = False):
     if fn is None:
         return lambda f: jit(alloc=alloc, boundscheck=True)(f)
     return jit(alloc=alloc, boundscheck=True)(fn)
-
-
-def compiled(fn, sig):
-    """``fn`` compiled for ``sig`` and closed to other signatures, as the kernel's function
-    tables need it (one machine-code entry point per function). Raises ``TypeError`` with one
-    sentence if ``fn`` is not a :func:`decision` function."""
-    if DISABLED:
-        return fn
-    if not hasattr(fn, "compile") or not hasattr(fn, "disable_compile"):
-        raise TypeError(f"{fn!r} is not a @decision function.")
-    if fn._can_compile:
-        try:
-            fn.compile(sig)
-        except TypingError as e:
-            if "readonly" in str(e) or "read-only" in str(e):
-                raise TypeError(
-                    f"{fn.__name__} writes into an argument its game hands over read-only (a"
-                    " decision may write only its random stream and its memory)."
-                ) from e
-            raise
-        fn.disable_compile()
-    if sig.args not in fn.overloads or len(fn.overloads) != 1:
-        raise TypeError(f"{fn.__name__} is not compiled for the decision signature alone.")
-    return fn
 
 
 class Handle(types.WrapperAddressProtocol):
@@ -120,7 +96,8 @@ class Policy:
     parameters (at most :data:`POLICY_SLOTS`, defaults in slot order) and a one-line doc.
 
     ``Policy("mine", draw=d, play=p, discard=x, params={"nerve": 0.5}, doc="...")``, or the
-    functions positionally in the game's kind order. ``game``: the game it plays (``loba``).
+    functions positionally in the game's kind order. ``game``: the name of the game it plays
+    (None: the default game, :data:`sim.games.DEFAULT_GAME`).
     ``ranges``: parameter -> (lowest, highest) value a seat string may give it, both included
     (a value outside is refused with one sentence); a parameter without one takes any finite
     number. ``quick``: the parameters registry-wide checks seat it with (``"n=2:width=3"``: a
@@ -136,7 +113,7 @@ class Policy:
         *fns,
         params=None,
         doc: str = "",
-        game: str = "loba",
+        game: str | None = None,
         ranges=None,
         quick: str = "",
         builtin: int = 0,
@@ -150,7 +127,7 @@ class Policy:
         self.params = dict(params or {})
         self.ranges = check_ranges(name, self.params, ranges)
         self.doc = doc
-        self.game = game
+        self.game = DEFAULT_GAME if game is None else game
 
     def decisions(self, kinds: tuple[str, ...]) -> tuple:
         """The functions in ``kinds`` order; ValueError (one sentence) if one is missing."""
@@ -179,8 +156,6 @@ class Policy:
         if kind in d.get("named", {}):
             return d["named"][kind]
         if d.get("positional") and not kind.startswith("_"):
-            from ..games import get_game
-
             kinds = get_game(d["game"]).decisions
             if kind in kinds and len(d["positional"]) == len(kinds):
                 return d["positional"][kinds.index(kind)]
@@ -220,9 +195,11 @@ class AddOnRule:
     decide: Any
     params: dict[str, float] = field(default_factory=dict)
     doc: str = ""
-    game: str = "loba"
+    game: str | None = None  # None: the default game (sim.games.DEFAULT_GAME)
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
     load: Any = None
 
     def __post_init__(self):
+        if self.game is None:
+            object.__setattr__(self, "game", DEFAULT_GAME)
         object.__setattr__(self, "ranges", check_ranges(self.name, self.params, self.ranges))

@@ -16,9 +16,9 @@ import polars as pl
 import pytest
 from scipy import stats as st
 
-from analysis import metrics as M
 from analysis.compare import compare
 from analysis.estimate import EXACT, estimate, sums_from_arrays
+from analysis.loba import metrics as M
 from analysis.stats import newcombe_diff, t_ci, welch_diff
 
 GAMES = pl.DataFrame(
@@ -262,8 +262,8 @@ def test_paired_ratio_diff_is_the_paired_t_for_a_mean():
 
 
 def test_report_family_corrects_a_lone_p_of_0_037():
-    from analysis import words
     from analysis.family import NOT_AFTER, family_of_tests
+    from analysis.loba import words
 
     sa = pl.DataFrame(
         {
@@ -304,7 +304,7 @@ def test_report_family_corrects_a_lone_p_of_0_037():
 
 
 def test_one_formatter():
-    from analysis import fmt
+    from sim import fmt
 
     assert fmt.share(0.005) == "0.50%" and fmt.share(1.87e-05) == "0.00187%"
     assert fmt.pvalue(0.0) == "< 1e-300" and fmt.pvalue(0.037) == "0.037"

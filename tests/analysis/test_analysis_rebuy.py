@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 from scipy import stats as st
 
-from analysis import words
 from analysis.errors import AnalysisError
-from analysis.rebuy import (
+from analysis.loba import words
+from analysis.loba.rebuy import (
     paired_rebuy_value,
     rebuy_value_policy,
     rebuy_value_state,

@@ -17,8 +17,9 @@ import pytest
 from scipy import stats as st
 
 from analysis import estimate as E
-from analysis import metrics as M
+from analysis import metrics as SM
 from analysis.compare import compare
+from analysis.loba import metrics as M
 from analysis.stats import adjust_pvalues
 
 
@@ -199,21 +200,21 @@ def test_bad_answers_per_seat_are_shown_only_where_given():
     )
     km = M.key_metrics(games, seats)
     bad = km.filter(pl.col("metric").str.starts_with("bad answers"))
-    assert bad["metric"].to_list() == [M.M_BAD.format(seat=1)]
+    assert bad["metric"].to_list() == [SM.M_BAD.format(seat=1)]
     assert bad["value"][0] == 3.0
 
 
 def test_seat_spread_from_simultaneous_intervals():
     counts, labels = [260, 240, 250, 250], ["s0", "s1", "s2", "s3"]
-    r = M.spread_row("v", M.M_SEAT_SPREAD, counts, labels)
+    r = SM.spread_row("v", SM.M_SEAT_SPREAD, counts, labels)
     ci = [E.game_share(c, 1000, 1 - 0.05 / 4) for c in counts]  # Bonferroni over 4 seats
     assert r["value"] == pytest.approx(0.02)
     assert r["ci_high"] == pytest.approx(max(b for _, b in ci) - min(a for a, _ in ci))
     assert r["ci_low"] == max(0.0, max(a for a, _ in ci) - min(b for _, b in ci))
     assert r["method"].startswith("s0 gains most") and "undecided" in r["method"]
-    big = M.spread_row("v", M.M_SEAT_SPREAD, [40_000, 30_000, 30_000], ["a", "b", "c"])
+    big = SM.spread_row("v", SM.M_SEAT_SPREAD, [40_000, 30_000, 30_000], ["a", "b", "c"])
     assert "beyond" in big["method"] and big["ci_low"] > 0.01
-    tight = M.spread_row("v", M.M_SEAT_SPREAD, [500_000, 500_000], ["a", "b"])
+    tight = SM.spread_row("v", SM.M_SEAT_SPREAD, [500_000, 500_000], ["a", "b"])
     assert "within" in tight["method"] and tight["ci_high"] < 0.01
 
 

@@ -26,10 +26,9 @@ from analysis.field import (
     field_of,
     field_seats,
     parse_fields,
-    rebuy_fields_sentences,
-    rebuy_value_fields,
     skill_verdict,
 )
+from analysis.loba.rebuy_value import rebuy_fields_sentences, rebuy_value_fields
 from sim.policies import parse_seats
 
 
@@ -110,7 +109,7 @@ def test_parse_fields_refuses_in_one_sentence(text, needle):
 # ---------------------------------------------------------------- the commands
 @pytest.mark.parametrize("name", list(FIELDS))
 def test_rebuy_value_field_is_that_seating(capsys, name):
-    from analysis.rebuy import rebuy_value_policy
+    from analysis.loba.rebuy import rebuy_value_policy
 
     code, out, err = run(capsys, "rebuy-value", "--field", name, "--games", 80, "--format", "json")
     assert code == 0, err

@@ -13,10 +13,11 @@ import pytest
 from runs_util import manifest, part_files, run_cli
 
 from analysis import AnalysisError, load_runs
-from analysis.sweep import cell_dirs, cell_label, cell_path, rebuy_na_notes, run_sweep
+from analysis.loba.sweep import rebuy_na_notes
+from analysis.sweep import cell_dirs, cell_label, cell_path, run_sweep
 from sim.results import RunDir, RunDirError, add_knob_columns, digest
-from sim.rules import make_rules
 from sim.runner import resume_run, simulate, stream_run
+from sim.setup import make_rules
 
 SEATS = "greedy,greedy,greedy"
 GAMES = 150
@@ -33,7 +34,7 @@ def sweep(tmp_path_factory):
         games=GAMES,
         seed=7,
         out=out,
-        rebuy_value=False,
+        experiment=False,
         record_rounds=True,
     )
     return out, res
@@ -190,7 +191,7 @@ def test_an_optional_knob_is_spelled_none_and_read_as_null(tmp_path):
     (out / "cells" / "elimination_score=101,max_rebuys=0" / "manifest.json").write_text("{}")
     run_sweep(
         vary=["score_floor=none,0"], seats=SEATS, games=60, seed=1, out=out,
-        overwrite=True, rebuy_value=False,
+        overwrite=True, experiment=False,
     )  # fmt: skip
     # --overwrite replaced the previous sweep's cells: the pooled read holds this sweep only
     assert sorted(p.name for p in (out / "cells").iterdir()) == [

@@ -23,7 +23,8 @@ import pytest
 
 import cli
 import sim
-from sim.runner import ChunkError, stream_run
+from sim.chunks import ChunkError
+from sim.runner import stream_run
 
 ROOT = Path(__file__).parents[2]
 SEATS = "greedy,greedy,greedy"

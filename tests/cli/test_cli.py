@@ -417,7 +417,7 @@ def test_long_work_shows_a_bar_on_a_terminal_and_nothing_in_a_pipe(capsys, monke
 
 def test_progress_bar_counts_both_rebuy_runs():
     """rebuy-value --mode policy plays the same games twice; its progress counts both."""
-    from analysis.rebuy import rebuy_value_policy
+    from analysis.loba.rebuy import rebuy_value_policy
 
     seen = []
     rebuy_value_policy(

@@ -131,7 +131,7 @@ def test_rebuy_branches_equal_forks_settled_and_played_from_python():
 def test_in_slices_covers_every_game_once(count, threads):
     import threading
 
-    from sim.runner import in_slices
+    from sim.chunks import in_slices
 
     seen = []
     lock = threading.Lock()

@@ -13,8 +13,8 @@ import pytest
 import cli
 import sim
 from sim.house import HouseRulesError, house_toml, load_house_rules
-from sim.rules import make_rules, parse_rules_id
 from sim.runner import stream_run
+from sim.setup import make_rules, parse_rules_id
 
 HOUSE = """\
 # Friday night at Ana's

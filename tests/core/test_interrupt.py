@@ -194,7 +194,7 @@ def test_ctrl_c_while_the_chunks_process_starts_is_held_until_it_has_started(mon
     from multiprocessing.context import SpawnProcess
 
     from sim import isolated
-    from sim.runner import ChunkJob
+    from sim.chunks import ChunkJob
 
     real_start = SpawnProcess.start
     started = []

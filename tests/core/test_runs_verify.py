@@ -20,8 +20,10 @@ from runs_util import assert_same_run, manifest, run_cli
 import sim.results as results
 from analysis import AnalysisError, load_run
 from analysis.io import DamagedRunWarning
-from sim.results import MAX_GAMES, RunDir, RunDirError
-from sim.runner import ChunkError, resume_run, stream_run
+from sim.chunks import ChunkError
+from sim.results import RunDir, RunDirError
+from sim.runner import resume_run, stream_run
+from sim.setup import MAX_GAMES
 
 SEATS = "greedy,hold,random"
 GAMES, CHUNK, SEED = 300, 50, 11
@@ -248,7 +250,7 @@ def test_games_are_bounded_and_chunks_are_lazy(capsys):
     m = {
         **results.base_manifest(
             __import__("sim").games.get_game("loba"),
-            __import__("sim").rules.make_rules("pagat"),
+            __import__("sim").make_rules("pagat"),
             ["greedy", "greedy"],
             0,
             0,

@@ -14,7 +14,7 @@ from sim.loba.layout import PLAY, A, G, S
 from sim.loba.melds import check_meld
 from sim.loba.play import Game
 from sim.loba.trace import decode, replay
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 C = parse_card
 DEAD = ["2S", "5H", "8D", "JC", "3H", "6D", "9C", "QS", "KD"]

@@ -8,7 +8,8 @@ import pytest
 from sim.loba.cards import JOKER, card_value, parse_card, parse_cards
 from sim.loba.layout import EV, ST, E
 from sim.loba.play import Game, deal_order, full_deck, stack_deck
-from sim.rules import RuleError, make_rules
+from sim.rules import RuleError
+from sim.setup import make_rules
 
 
 def test_a1_two_to_five_players(pagat):

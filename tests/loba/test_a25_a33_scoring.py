@@ -7,7 +7,7 @@ from scenario import events, table
 from sim.loba import options, state
 from sim.loba.cards import parse_card
 from sim.loba.layout import PLAY, ST, A, G
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 C = parse_card
 DEAD = ["2S", "5H", "8D", "JC", "3H", "6D", "9C", "QS", "KD"]  # 2+5+8+10+3+6+9+10+10 = 63

@@ -13,7 +13,7 @@ from sim.loba.cards import JOKER, parse_card
 from sim.loba.layout import DRAW, MELD, PLAY, VOID, A, G, S
 from sim.loba.moves import list_plays
 from sim.loba.play import Game, deal_order
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 C = parse_card
 # a hand with no meld and nothing close to one (2 players, seat 1 on turn)
@@ -44,7 +44,8 @@ def cs(text):
     return sorted(C(t) for t in text.split())
 
 
-SMALLEST = f"{Path(__file__).parents[1] / 'plugins' / 'smallest.py'}:smallest"  # smallest meld first
+# smallest meld first
+SMALLEST = f"{Path(__file__).parents[1] / 'plugins' / 'smallest.py'}:smallest"
 GO_OUT_POLICIES = ["greedy", "hold", SMALLEST]
 
 

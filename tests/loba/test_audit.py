@@ -230,7 +230,7 @@ def _same_header(now: dict, stored: dict) -> bool:
     """The header names the same game: the same rule set (an id from before the ``loba:``
     prefix reads as Loba's) and the same knobs, where a knob the stored file does not list
     (added since) must be at its default; everything else equal."""
-    from sim.rules import parse_rules_id
+    from sim.setup import parse_rules_id
 
     a, b = dict(now), dict(stored)
     if parse_rules_id(a.pop("rules_id"), "loba") != parse_rules_id(b.pop("rules_id"), "loba"):

@@ -13,7 +13,7 @@ import pytest
 
 from sim.games import get_game
 from sim.loba.rules import PRESETS
-from sim.rules import make_rules
+from sim.setup import make_rules
 from sim.testing import quick_seat
 
 POLICIES = list(get_game("loba").policies)  # the registry: a new policy is covered

@@ -28,7 +28,7 @@ from sim.loba.cards import card_str, parse_card, position_card
 from sim.loba.layout import MAX_MELDS, MELD, PLAY, A, M
 from sim.loba.melds import check_meld
 from sim.loba.oracle import JOKER, Escalera, Pierna, card_at, escalera_window, natural
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 C = parse_card
 

@@ -15,7 +15,7 @@ from sim.loba import policies as P
 from sim.loba.cards import parse_card, suit_of
 from sim.loba.layout import HAND_W, HT, MAX_MELDS, MELD, MEM_N, N_IDS, PARAMS_W, PUB, ST, H, M
 from sim.loba.policies.careful import C_RANKS, C_ROWS
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 POLICY = P.POLICIES["careful"]
 

@@ -34,7 +34,7 @@ from sim.loba.layout import (
 )
 from sim.loba.moves import list_plays
 from sim.loba.policies.careful import C_RANKS
-from sim.rules import make_rules
+from sim.setup import make_rules
 
 POLICY = P.POLICIES["smart"]
 FAR = (9, 9, 9, 9)  # every hand full: smart may hold

@@ -13,7 +13,7 @@ import pytest
 
 import cli
 import sim
-from analysis.rebuy import (
+from analysis.loba.rebuy import (
     _gap_label,
     compare_rebuy_rules,
     rebuy_value_policy,
@@ -24,8 +24,7 @@ from sim.loba import policies as P
 from sim.loba import rebuy_table as T
 from sim.loba.layout import HAND_W, MAX_SEATS, MEM_N, PARAMS_W, PUB, ST, H, M
 from sim.policies import SeatError, parse_seat
-from sim.rules import make_rules
-from sim.runner import portable_seat
+from sim.setup import make_rules, portable_seat
 
 BANDS = T.gap_band_order()  # 0-9, 10-24, 25-49, 50+
 

@@ -1,4 +1,4 @@
-"""Moon's metrics (analysis.moon) against hand-counted values on small literal tables, and
+"""Moon's metrics (analysis.moon.metrics) against hand-counted values on small literal tables, and
 their consistency on one small simulated run.
 
 The literal hands table (2 games, 6 hands, 2 of them redealt):
@@ -18,8 +18,8 @@ from scipy import stats as st
 
 import analysis
 import sim
-from analysis import moon as M
 from analysis.estimate import clopper_pearson, estimate, sums_from_arrays
+from analysis.moon import metrics as M
 from analysis.stats import t_ci
 
 N = None
@@ -166,9 +166,9 @@ def test_hands_per_game_and_all_pass_rate():
 def test_moon_metrics_long_format_with_and_without_hands():
     full = M.moon_metrics(GAMES, SEATS, HANDS)
     short = M.moon_metrics(GAMES.lazy(), SEATS.lazy())
-    from analysis.metrics import _LONG
+    from analysis.metrics import LONG_SCHEMA
 
-    assert full.columns == short.columns == list(_LONG)
+    assert full.columns == short.columns == list(LONG_SCHEMA)
     f = {r["metric"]: r for r in full.iter_rows(named=True)}
     s = {r["metric"]: r for r in short.iter_rows(named=True)}
     assert set(s) < set(f)

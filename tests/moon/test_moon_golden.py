@@ -12,7 +12,7 @@ from golden.moon.regenerate import CASES, HERE, name
 from sim.moon.auditor import audit
 from sim.moon.policies import POLICIES
 from sim.moon.rules import RULES_VERSION, SPEC
-from sim.rules import parse_rules_id
+from sim.setup import parse_rules_id
 from sim.trace import replay, to_jsonl
 
 

@@ -10,9 +10,8 @@ import pytest
 
 import cli
 from sim.moon.auditor import audit
-from sim.moon.position import load_position, moves
+from sim.moon.position import load_position, moves, replay_position
 from sim.moon.tiles import parse_tile
-from sim.moon.trace import replay_position
 from sim.position import PositionError
 
 ROOT = Path(__file__).parents[2]

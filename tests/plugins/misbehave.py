@@ -1,5 +1,5 @@
-"""Plug-ins that misbehave on purpose (tests/core/test_interrupt.py): greedy's decisions, except that
-when armed they hang (``hang``: a play decision loops forever), crash the process (``crash``:
+"""Plug-ins that misbehave on purpose (tests/core/test_interrupt.py): greedy's decisions, except
+that when armed they hang (``hang``: a play decision loops forever), crash the process (``crash``:
 a play decision writes far out of bounds, a segmentation fault), raise (``fail``: ValueError)
 or read past an end (``peek``: the bounds check's IndexError) at a rare decision.
 

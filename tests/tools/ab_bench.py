@@ -9,7 +9,7 @@ each engine's median ns per turn and the median of the paired per-chunk ratios a
 first revision, and checks that every engine played the same number of turns (the same games;
 true for deterministic seats such as ``greedy``).
 
-    python tests/tools/ab_bench.py e6bfef6 HEAD            # 30 x 1,500 games each, 4 x greedy, pagat
+    python tests/tools/ab_bench.py e6bfef6 HEAD         # 30 x 1,500 games each, 4 x greedy, pagat
     python tests/tools/ab_bench.py e6bfef6 HEAD WORKTREE   # WORKTREE = the files as they are now
     python tests/tools/ab_bench.py main HEAD --clock cpu   # a loaded machine: CPU time, not wall
 
@@ -71,7 +71,10 @@ def _own_names(name: str) -> None:
 def _engine(name: str, seats: str):
     """(run(start, count) -> games record array, the turns column) of one revision's engine,
     before or after the game protocol (sim.games)."""
-    runner = importlib.import_module(name + ".runner")
+    try:  # the chunk machinery's module (sim.chunks; sim.runner in older revisions)
+        runner = importlib.import_module(name + ".chunks")
+    except ImportError:
+        runner = importlib.import_module(name + ".runner")
     importlib.import_module(name + ".loba.kernel")  # (every module with its namedtuples)
     _own_names(name)
     policies = importlib.import_module(name + ".policies")

@@ -25,10 +25,11 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=1000)
     a = ap.parse_args()
 
+    from sim.chunks import run_chunk, set_threads
     from sim.loba.layout import GR, PARAMS_W
     from sim.loba.spec import SPEC
     from sim.policies import parse_seats
-    from sim.runner import resolve_rules, run_chunk, set_threads
+    from sim.setup import resolve_rules
 
     set_threads(1)
     seats = parse_seats(f"{a.seat},greedy,greedy,greedy", game=SPEC)

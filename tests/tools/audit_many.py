@@ -39,7 +39,7 @@ def cells(game: str) -> list[tuple[str, str]]:
 
 def work(args):
     rules_id, seats, seed, start, count = args
-    from sim.runner import check_run
+    from sim.setup import check_run
 
     spec, rules, seat_list = check_run(rules_id, seats, 1, seed)
     bad = []

@@ -131,10 +131,10 @@ def main() -> None:
         del sys.argv[i : i + 2]
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
     seats = sys.argv[2] if len(sys.argv) > 2 else "greedy,greedy,greedy,greedy"
+    from sim.chunks import run_chunk, set_threads
     from sim.games import get_game
     from sim.policies import parse_seats
-    from sim.rules import make_rules
-    from sim.runner import run_chunk, set_threads
+    from sim.setup import make_rules
 
     set_threads(1)
     spec = get_game("loba")

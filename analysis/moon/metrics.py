@@ -16,25 +16,25 @@ import math
 
 import polars as pl
 
-from .estimate import Figure, estimates, per_game_columns, wide
-from .io import collect
-from .metrics import (
+from ..estimate import Figure, estimates, per_game_columns, wide
+from ..io import collect
+from ..metrics import (
     KEY,
     M_SEAT_P,
     M_UNFINISHED,
-    _order,
-    _prep,
-    _variants,
-    _with_bad_answers,
     add_game_share,
     add_t,
     long_table,
+    order_variants,
+    prep,
     seat_spreads,
     spread_row,
     test_row,
+    variants_of,
+    with_bad_answers,
     with_seed,
 )
-from .stats import LEVEL, chisquare_equal
+from ..stats import LEVEL, chisquare_equal
 
 __all__ = [
     "BIDS",
@@ -53,7 +53,7 @@ BIDS = (4, 5, 6, 7, 21)
 TRUMP_KINDS = ("number", "doubles", "no trump")  # trump codes 0-6, 7, 8 ([B5])
 POSITION_LABELS = ("first bidder", "second bidder", "third bidder")
 
-# metric names of moon_metrics() (stable, like analysis.metrics' M_* names)
+# metric names of moon_metrics() (stable, like analysis.loba.metrics' M_* names)
 M_HANDS = "hands per game"
 M_REDEALS = "hands redealt (share of hands)"
 M_MADE = "contracts made (share of contracts)"
@@ -103,7 +103,7 @@ def _position() -> pl.Expr:
 
 
 def _played(hands) -> pl.LazyFrame:
-    return _prep(hands).filter(~pl.col("redeal"))
+    return prep(hands).filter(~pl.col("redeal"))
 
 
 # ------------------------------------------------------------------ bids
@@ -133,7 +133,7 @@ def bid_success(hands, level: float = LEVEL) -> pl.DataFrame:
         ci = wide(pg, ["variant", "level"], fig, {"made": ("_s", "ci_low", "ci_high")}, level)
         agg = agg.join(ci, on=["variant", "level"], how="left") if agg.height else agg
         frames.append((by, levels, agg))
-    variants = _variants(_prep(hands))
+    variants = variants_of(prep(hands))
     rows = []
     for v in variants:
         for by, levels, agg in frames:
@@ -179,7 +179,7 @@ def moon_rates(hands, games, level: float = LEVEL) -> pl.DataFrame:
     table's ``hands``, ``redeals``, ``moons_tried`` and ``moons_made`` (the hands table, when
     given, holds the same numbers).
     """
-    g = _prep(games)
+    g = prep(games)
     tried, made = pl.col("moons_tried"), pl.col("moons_made")
     one = pl.lit(1.0)
     S = "share"
@@ -208,7 +208,7 @@ def moon_rates(hands, games, level: float = LEVEL) -> pl.DataFrame:
         "ci_low",
         "ci_high",
     )
-    return _order(df, _variants(g))
+    return order_variants(df, variants_of(g))
 
 
 # ------------------------------------------------------------------ the widow
@@ -255,7 +255,7 @@ def widow_value(hands, level: float = LEVEL) -> pl.DataFrame:
                     ["variant"], level)  # fmt: skip
     ci = {(r["variant"], r["metric"]): r for r in est.iter_rows(named=True)}
     rows = []
-    for v in _variants(_prep(hands)):
+    for v in variants_of(prep(hands)):
         a = agg.filter(pl.col("variant") == v)
         total = int(a["hands"].sum())
         got = {r["widow"]: r for r in a.iter_rows(named=True)}
@@ -295,14 +295,14 @@ def first_bidder_advantage(games, level: float = LEVEL) -> pl.DataFrame:
     (second to bid in the first hand), 2 the third. Finished games only; intervals by game
     against ``expected`` = 1/3; ``chi2``/``p_value``: Pearson's chi-square test that the three
     positions win equally often (the same on every row of a variant)."""
-    g = _prep(games).filter(pl.col("winner").is_not_null())
+    g = prep(games).filter(pl.col("winner").is_not_null())
     df = collect(
         g.with_columns(_position().alias("position"))
         .group_by("variant", "position")
         .agg(pl.len().cast(pl.Int64).alias("wins"))
     )
     out = []
-    for v in _variants(_prep(games)):
+    for v in variants_of(prep(games)):
         part = df.filter(pl.col("variant") == v)
         counts = {int(p): int(w) for p, w in zip(part["position"], part["wins"], strict=True)}
         c = [counts.get(k, 0) for k in range(3)]
@@ -338,7 +338,7 @@ def first_bidder_advantage(games, level: float = LEVEL) -> pl.DataFrame:
 def hands_per_game(games, level: float = LEVEL) -> pl.DataFrame:
     """Mean hands per game with a t interval, with its median and maximum: ``count`` =
     ``all`` (redealt hands included, [B11]) and ``played`` (redeals left out)."""
-    g = _prep(games).with_columns(
+    g = prep(games).with_columns(
         pl.col("hands").cast(pl.Float64).alias("all"),
         (pl.col("hands") - pl.col("redeals")).cast(pl.Float64).alias("played"),
     )
@@ -359,13 +359,13 @@ def hands_per_game(games, level: float = LEVEL) -> pl.DataFrame:
     df = pl.concat(frames).sort("variant", maintain_order=True)
     df = add_t(df, "mean", "sd", "games", level=level)
     df = df.select("variant", "count", "games", "mean", "sd", "ci_low", "ci_high", "median", "max")
-    return _order(df, _variants(_prep(games)))
+    return order_variants(df, variants_of(prep(games)))
 
 
 def all_pass_rate(hands, level: float = LEVEL) -> pl.DataFrame:
     """Share of hands redealt because all three passed ([B4], ``all_pass=redeal``; 0 under
     ``force_last``): ``redeals`` of ``hands`` (every hand dealt), its interval by game."""
-    h = _prep(hands)
+    h = prep(hands)
     per = h.group_by("variant", "run", "game").agg(
         pl.len().cast(pl.Int64).alias("hands"),
         pl.col("redeal").sum().cast(pl.Int64).alias("redeals"),
@@ -375,8 +375,8 @@ def all_pass_rate(hands, level: float = LEVEL) -> pl.DataFrame:
     df = collect(pg.group_by("variant").agg(pl.col("hands", "redeals").sum()))
     ci = wide(pg, ["variant"], fig, {"share": ("share", "ci_low", "ci_high")}, level)
     df = df.join(ci, on="variant", how="left")
-    return _order(df.select("variant", "hands", "redeals", "share", "ci_low", "ci_high"),
-                  _variants(h))  # fmt: skip
+    return order_variants(df.select("variant", "hands", "redeals", "share", "ci_low", "ci_high"),
+                  variants_of(h))  # fmt: skip
 
 
 # ------------------------------------------------------------------ per game (pairing)
@@ -408,14 +408,14 @@ def _game_counts(games, seats, hands=None) -> pl.DataFrame:
     """The games table with each game's contracts (``_made`` of ``_contracts``, from the
     seats) and, with ``hands``, :func:`_hand_counts` (0 where a game has none)."""
     contracts = (
-        _prep(seats)
+        prep(seats)
         .group_by(KEY)
         .agg(
             pl.col("contracts_made").sum().alias("_made"),
             pl.col("bids_won").sum().alias("_contracts"),
         )
     )
-    g = with_seed(_prep(games)).join(contracts, on=KEY, how="left", maintain_order="left")
+    g = with_seed(prep(games)).join(contracts, on=KEY, how="left", maintain_order="left")
     if hands is not None:
         g = g.join(_hand_counts(hands), on=KEY, how="left", maintain_order="left")
     df = collect(g)
@@ -470,7 +470,7 @@ def figures(hands: bool = False) -> list[Figure]:
 def per_game(games, seats, hands=None) -> pl.DataFrame:
     """Each game's share of every figure of :func:`moon_metrics`, so that runs of the same
     seeds can be compared game by game (:func:`analysis.compare.compare`), in the format of
-    :func:`analysis.metrics.per_game`: one row per game and ``"<metric>|y"`` / ``"<metric>|x"``
+    :func:`analysis.loba.metrics.per_game`: one row per game and ``"<metric>|y"`` / ``"<metric>|x"``
     with ``value = sum(y) / sum(x)`` over a variant's games (:func:`figures`)."""
     figs = figures(hands is not None)
     return _game_counts(games, seats, hands).select(
@@ -480,7 +480,7 @@ def per_game(games, seats, hands=None) -> pl.DataFrame:
 
 # ------------------------------------------------------------------ all at once
 def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame:
-    """Moon's headline figures in the long format of :func:`analysis.metrics.key_metrics`.
+    """Moon's headline figures in the long format of :func:`analysis.loba.metrics.key_metrics`.
 
     From games and seats alone: hands per game, hands redealt, unfinished games, contracts
     made (the seats' ``contracts_made`` over ``bids_won``), the moon's rates, the first
@@ -491,8 +491,8 @@ def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame
     (observational, see :func:`widow_value`). Every interval by game
     (:mod:`analysis.estimate`): hands of one game are not independent draws.
     """
-    g = _prep(games)
-    variants = _variants(g)
+    g = prep(games)
+    variants = variants_of(g)
     fb = first_bidder_advantage(games, level)
     winners = collect(
         g.filter(pl.col("winner").is_not_null())
@@ -516,7 +516,7 @@ def moon_metrics(games, seats, hands=None, level: float = LEVEL) -> pl.DataFrame
     lf = _game_counts(games, seats, hands).lazy().select(
         "variant", "run", "seed", "game", *per_game_columns(figs)
     )
-    lf, figs = _with_bad_answers(games, seats, lf, figs)
+    lf, figs = with_bad_answers(games, seats, lf, figs)
     df = long_table(lf, figs, tests, variants, level)
     # a bid level, a widow choice or a moon no game had: no units, no row
     return df.filter((pl.col("kind") == "test") | (pl.col("units") > 0))

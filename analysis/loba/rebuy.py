@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from .errors import AnalysisError
-from .estimate import Figure, estimates, per_game_columns
-from .stats import LEVEL, t_ci, welch_diff
+from ..errors import AnalysisError
+from ..estimate import Figure, estimates, per_game_columns
+from ..stats import LEVEL, t_ci, welch_diff
 
 
 def gap_bands():
@@ -180,7 +180,8 @@ def rebuy_value_policy(
     ``progress(done, total)``: games played of both runs (``2 * games``)."""
     from pathlib import Path
 
-    from sim.runner import resolve_rules, simulate
+    from sim.runner import simulate
+    from sim.setup import resolve_rules
 
     rs = resolve_rules(rules)
     labels = _seat_list(seats)
@@ -244,7 +245,8 @@ def compare_rebuy_rules(
     runs."""
     from pathlib import Path
 
-    from sim.runner import resolve_rules, simulate
+    from sim.runner import simulate
+    from sim.setup import resolve_rules
 
     rs = resolve_rules(rules)
     labels = _seat_list(seats)
@@ -312,14 +314,14 @@ def rebuy_value_state(
     branch), so later decisions of the same game are sampled too.
     """
     from sim.games import get_game
-    from sim.runner import resolve_rules
+    from sim.setup import resolve_rules
 
     Game = get_game("loba").handle  # the one-game handle: rebuys are a Loba decision
 
     rs = resolve_rules(rules)
     labels = _seat_list(seats)
     rs.check_players(len(labels))
-    from sim.results import MAX_GAMES
+    from sim.setup import MAX_GAMES
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise AnalysisError(
