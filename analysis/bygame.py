@@ -10,7 +10,6 @@ here; nothing else asks which game it is for its metrics, and no shared module n
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -120,7 +119,6 @@ class GameAnalysis:
         return tuple(c for c in self.sweep_shown if not c.startswith(drop))
 
 
-@functools.cache
 def for_game(game=None) -> GameAnalysis | None:
     """The analysis of ``game`` (a registered game name, a :class:`sim.game.GameSpec`, or None
     for the default game), imported from where its spec names it; None for a game whose

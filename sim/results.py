@@ -184,9 +184,10 @@ class Results:
         :func:`analysis.bygame.run_summary`, reached through the game's registered analysis,
         :meth:`GameSpec.run_intervals`; the same figures and intervals as ``loba summarize``).
         ``metric`` names the figure it comes from (a total over the run, such as its void
-        rounds, is that figure per game times the games) and ``method`` how the interval was formed, or why there is none: the games played and
-        the timings are facts of this run, not estimates; a figure on which every game agrees
-        has no interval (``no interval: every game agrees``)."""
+        rounds, is that figure per game times the games) and ``method`` how the interval was
+        formed, or why there is none: the games played and the timings are facts of this run,
+        not estimates; a figure on which every game agrees has no interval (``no interval:
+        every game agrees``)."""
         from .display import summary_frame
 
         intervals = self.spec.run_intervals(self.frames["games"], self.frames["seats"])
