@@ -45,7 +45,7 @@ or changes the game except through its answer). What is guaranteed, and how:
   use, its parameter row, the options, the public history so far; ``rng`` and ``mem`` are the
   seat's own stream and memory. For the game's own policies they are slices of the game's own
   arrays (no copy: copying costs time on every decision). A plug-in seat (a policy or add-on
-  rule loaded from a file or module) gets copies in an arena of its own (engine.ask_arena: a
+  rule loaded from a file or module) gets copies in an arena of its own (gate.ask_arena: a
   row per seat, padded with 4 KiB of zeros at each end), and only its stream and memory are
   copied back: about +25% per turn for a table with one plug-in seat playing greedy-like code
   (``python tests/tools/arena_ab.py``), nothing for the others.

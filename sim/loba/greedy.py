@@ -369,7 +369,7 @@ play_choice = out_or_largest
 
 @kernel(inline="always")
 def greedy_choice(decision, hand, melds, pub, acts, n):
-    """Greedy's answer to ``decision`` (DEC.*): the engine's own greedy (``engine.decide``).
+    """Greedy's answer to ``decision`` (DEC.*): the engine's own greedy (``gate.decide``).
     Naming the choice at each decision instead compiles the engine about 1-2 CPU s faster
     but costs about 1% per turn (measured: docs/performance.md)."""
     if decision == DEC.DISCARD:

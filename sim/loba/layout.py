@@ -78,19 +78,19 @@ G = make_enum(
         "HIST_LOST",  # history rows of this round not recorded: the history was full
         "TURN_AT",  # TAT.*: where the next turn starts (a position set up mid-turn), else 0
         "PLACED_BEFORE",  # with TURN_AT: the seat to move put cards down before this turn
-        # the cards some lay-off could use (engine.lay_wants): bit c set when a card of
+        # the cards some lay-off could use (options.lay_wants): bit c set when a card of
         # identity c fits some table meld now; LAY_W + i: meld i's own bits; LAY_OK: 1 while
         # these match the table (0 in a zeroed state, after a deal or a position set up by
         # hand: computed again before the next lay-off search)
         "LAY_OK",
         "LAY_WANT",
-        # for the take rule's cheap test (engine.take_may_work), the same way: TK_NEAR, the
+        # for the take rule's cheap test (options.take_may_work), the same way: TK_NEAR, the
         # naturals a meld takes, with bit 58 + s (an escalera of suit s has room for a joker);
         # TK_ENDS, the naturals an escalera takes (past an end, an end joker's card: a chain
         # of lay-offs starts with one); TK_D + i / TK_E + i: meld i's own
         "TK_NEAR",
         "TK_ENDS",
-        # (the per-meld rows last: engine.copy_state copies only the rows of the melds in use)
+        # (the per-meld rows last: state.copy_state copies only the rows of the melds in use)
         "LAY_W",
         "TK_D",
         "TK_E",
@@ -121,7 +121,7 @@ S = make_enum(
         "WON",
         "PENALTY",  # last round's score change
         "BONUS",  # last round: went out with the one-turn bonus
-        "BAD_ANSWERS",  # decisions answered out of range (read as the fallback, engine.decide)
+        "BAD_ANSWERS",  # decisions answered out of range (read as the fallback, gate.decide)
         "MELD_FREE",  # 1: the hand held no new meld at the end of the seat's last turn
     ],
 )
@@ -162,7 +162,7 @@ PUB = make_enum(
 )
 DEC = make_enum("DEC", ["DRAW", "PLAY", "DISCARD", "REBUY"])
 # the policies the engine has its own copy of (sim.loba.policies marks them): a seat's id sits
-# in its parameter row at PARAMS_W, past what its decision functions see (engine.decide)
+# in its parameter row at PARAMS_W, past what its decision functions see (gate.decide)
 BUILTIN = make_enum("BUILTIN", ["NONE", "GREEDY"])
 
 # --- the round's public history (int16[HIST_CAP, H.SIZE]), handed to policies (api.py) ---
@@ -226,7 +226,7 @@ E = make_enum(
 # --- the seats' decision functions: one tuple (an entry per seat) per decision kind ---
 SeatFns = namedtuple("SeatFns", ["draw", "play", "discard", "rebuy"])
 
-# --- scratch arrays of one game (engine.new_bufs) and the event trace (sim.events.new_trace) ---
+# --- scratch arrays of one game (state.new_bufs) and the event trace (sim.events.new_trace) ---
 Scratch = namedtuple(
     "Scratch",
     [
@@ -249,7 +249,7 @@ int16[MAX_MELDS, M.SIZE] (trial copies), rstat int64[MAX_SEATS] (each seat's sta
 round being settled, RS.*); for the take rule (sim.loba.takes): rest int8[HAND_W] (a trial
 hand), seen int64[2^k] (a set of escalera states, all -1 between searches) and queue
 int64[takes.search_bound]; arena uint8[MAX_SEATS, AR_ACTS + 2 k A.SIZE + ARENA_PAD]: each
-plug-in seat's copy of its view (engine.ask_arena; the offsets are AR_*).
+plug-in seat's copy of its view (gate.ask_arena; the offsets are AR_*).
 """
 
 
@@ -257,7 +257,7 @@ def _r8(n: int) -> int:
     return -(-n // 8) * 8
 
 
-# --- a plug-in seat's arena (engine.ask_arena): byte offsets of its view's copies in its row ---
+# --- a plug-in seat's arena (gate.ask_arena): byte offsets of its view's copies in its row ---
 ARENA_PAD = 4096  # bytes of zeros before and after: a read or write that far past an end stays
 AR_HAND = ARENA_PAD  # in the seat's own row
 AR_MELDS = AR_HAND + _r8(N_IDS)

@@ -449,7 +449,7 @@ def view_rules(pub):
 def options_bound(R):
     """Most play options one decision can have under rules ``R``, whatever the hand: every
     escalera window of every suit with every joker placement, every pierna, and up to six
-    lay-offs per table meld. Sizes the option buffer (engine.new_bufs)."""
+    lay-offs per table meld. Sizes the option buffer (state.new_bufs)."""
     J = min(R[RULE.JOKERS], R[RULE.JOKERS_PER_ESCALERA])
     d = R[RULE.DECKS]
     esc = 0
@@ -497,7 +497,7 @@ def gen_layoffs(hand, hand_n, melds, nm, R, acts, n):
 @kernel(readonly=("hand", "melds", "wants"))
 def gen_layoffs_wanted(hand, hand_n, melds, nm, R, acts, n, wants, held):
     """:func:`gen_layoffs`, looking only at the melds ``i`` that take a card the hand holds
-    (``wants[i] & held``: ``wants[i]`` the cards meld i takes, engine.meld_wants, and ``held``
+    (``wants[i] & held``: ``wants[i]`` the cards meld i takes, options.meld_wants, and ``held``
     the cards held): the same rows in the same order."""
     if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
         return n

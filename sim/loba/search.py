@@ -14,7 +14,7 @@ game's own state (the engine hands it only the sealed view, :mod:`sim.loba.api`)
 Each candidate is then played in each world (the same worlds for every candidate: common random
 numbers) by the engine's own turn code (:func:`~sim.loba.engine.turn_loop`) until the round
 ends: the opponents by ``greedy``, the mc seat by its fast policy (``greedy`` or ``smart``, the
-``po_*`` functions of :mod:`sim.loba.policies`), its first decision answered with the candidate
+``po_*`` functions of :mod:`sim.loba.policies.mc`), its first decision answered with the candidate
 (:func:`forced`, through its memory in the world, so the world's engine regenerates the options
 itself). A candidate's value in a world is ``opp`` times the opponents' mean penalty of the
 round minus the seat's own (going out scores 0, or the one-turn bonus, [A27]-[A28]; a void

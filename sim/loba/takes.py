@@ -112,7 +112,7 @@ def smallest_meld_with(hand, c, R):
 @kernel
 def search_bound(R):
     """Most escalera states :func:`chain_reaches` can visit: (lo, hi) windows times the ways
-    to place the jokers an escalera may hold. Sizes its queue (engine.new_bufs)."""
+    to place the jokers an escalera may hold. Sizes its queue (state.new_bufs)."""
     J = min(R[RULE.JOKERS_PER_ESCALERA], R[RULE.JOKERS])
     ways = 0
     comb = 1  # C(14, j)

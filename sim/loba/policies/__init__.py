@@ -11,7 +11,7 @@ says what its policies do:
 * :mod:`.rebuy`    the rebuy rules ``always``, ``never``, ``if_opponents``, ``table``
 
 A new policy: its functions in a family module (or a new one) and one entry in :data:`POLICIES`.
-Their strength: docs/performance.md ("Policy measurements").
+Their strength: docs/loba.md ("How the policies were measured").
 """
 
 from __future__ import annotations
