@@ -55,7 +55,7 @@ def test_conformance_without_jit():
     here = Path(__file__).parents[1]
     code = (
         "import conformance\n"
-        "from sim.rules import make_rules\n"
+        "from sim.setup import make_rules\n"
         "r = make_rules('pagat', elimination_score=40)\n"
         "s = conformance.run(r, 'greedy,random,hold', 1, 5)\n"
         "s2 = conformance.run(make_rules('rami', elimination_score=30), 'greedy,hold', 1, 6)\n"
