@@ -24,6 +24,7 @@ import signal
 from collections import deque
 
 from .chunks import (
+    DEFAULT_CHUNK,
     ChunkError,
     ChunkJob,
     Sink,
@@ -432,7 +433,9 @@ def bench_lines(game: str, rules_id: str, seat_specs: tuple, games: int, seed: i
     except PlayFault:
         raise
     except Exception:
-        run_chunk(s.spec, s.R, s.n_players, seed, 0, games, s.tables, 0, s.labels)
+        for first in range(0, games, DEFAULT_CHUNK):  # (bounded memory, as a run)
+            k = min(DEFAULT_CHUNK, games - first)
+            run_chunk(s.spec, s.R, s.n_players, seed, first, k, s.tables, 0, s.labels)
         raise
 
 

@@ -74,7 +74,7 @@ def simulate(
     seats when ``seats`` is None, its label in ``res.manifest()``) or None (the game's
     default). ``seats``: a comma-separated seat string or a list (one entry per player; None:
     the game's default seating). ``game``: a game name (None: the one the rules name, else
-    Loba). ``record_rounds``: also record the game's detail table (Loba's rounds).
+    the default game). ``record_rounds``: also record the game's detail table (e.g. rounds).
     ``progress(done, total)`` is called after every chunk. ``knob_columns``: rule knobs
     added to every table as columns holding this run's values (a sweep's cells,
     :func:`sim.results.add_knob_columns`).
