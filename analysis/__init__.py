@@ -20,12 +20,26 @@ loaded on first use.
 
 from __future__ import annotations
 
-from .bygame import for_game
-from .compare import compare
-from .errors import AnalysisError
-from .io import IncompleteRunWarning, Run, RunSet, load_run, load_runs
-from .metrics import game_metrics
-from .sweep import cell_dirs, run_sweep
+from .lazy import lazy_names
+
+# name -> the module that defines it, imported on first use (``import analysis`` stays light:
+# the command line imports its parts without loading polars, scipy and the games' metrics)
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "for_game": ".bygame",
+        "compare": ".compare",
+        "AnalysisError": ".errors",
+        "IncompleteRunWarning": ".io",
+        "Run": ".io",
+        "RunSet": ".io",
+        "load_run": ".io",
+        "load_runs": ".io",
+        "game_metrics": ".metrics",
+        "cell_dirs": ".sweep",
+        "run_sweep": ".sweep",
+    },
+)
 
 __all__ = [
     "AnalysisError",
@@ -51,6 +65,10 @@ def summarize(paths, labels=None):
     kind (``mean``, ``share`` or ``test``: a p-value without interval) and method (how the
     interval was formed, :mod:`analysis.estimate`; null ``ci_low``/``ci_high`` where every game
     agrees)."""
+    from .bygame import for_game
+    from .io import load_runs
+    from .metrics import game_metrics
+
     rs = load_runs(paths, labels)
     metrics = for_game(rs.game)
     if metrics is not None:
@@ -66,6 +84,10 @@ def compare_runs(paths, labels=None, baseline=None):
     """:func:`compare` of run directories (the runs' game's metrics, with the detail table's
     figures when every run has it); needs at least two variants (rules ids, seatings or
     labels)."""
+    from .compare import compare
+    from .errors import AnalysisError
+    from .io import load_runs
+
     rs = load_runs(paths, labels)
     if len(rs.variants) < 2:
         raise AnalysisError(

@@ -351,3 +351,16 @@ def compare_fields_sentences(df: pl.DataFrame) -> list[str]:
         lambda r: f"{r['metric']}, {r['rules']} - {r['baseline_rules']}",
         lambda r: r["unit"],
     )
+
+
+def compare_fields_output(df: pl.DataFrame, fields, fmt: str) -> list[str]:
+    """What ``loba compare --field`` prints: each field's comparison, then across skill."""
+    from .text import compare_text, render
+
+    if fmt != "table":
+        return [render(df, fmt)]
+    out = []
+    for f in fields:
+        out += [f"{f} players:", compare_text(df.filter(pl.col("field") == f)), ""]
+    out.append(f"Across skill (each field against {fields[0]} players):")
+    return out + compare_fields_sentences(df)

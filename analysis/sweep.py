@@ -556,3 +556,31 @@ def field_sweep_sentences(res: FieldSweepResult, columns=None) -> list[str]:
         unit = units.get(col)
         lines += across_sentences(part, res.knobs, est, lo, hi, name, unit, prefix)
     return lines
+
+
+def sweep_output(res, fmt: str, experiment: bool = True) -> list[str]:
+    """What ``loba sweep`` prints of a finished sweep (:class:`SweepResult` or, with
+    ``--field``, :class:`FieldSweepResult`): the cells' table in ``fmt``, and as a table the
+    notes on the game's experiment (``experiment``: it was played) and on many tests."""
+    from .bygame import analysis_of
+    from .text import render
+
+    metrics = analysis_of(res.game)
+    shown = [c for c in res.summary.columns if c in metrics.shown(experiment)]
+    if isinstance(res, FieldSweepResult):
+        if fmt != "table":
+            return [render(res.summary, fmt)]
+        table = res.summary.select("field", *res.knobs, *shown)
+        out = [render(table, fmt, metrics.sweep_units)]
+        for f, sw in res.sweeps.items():
+            notes = experiment_notes(sw.summary, sw.knobs, sw.game) if experiment else ()
+            out += [f"{f}: {line}" for line in notes]
+        first = next(iter(res.sweeps))
+        out += ["", f"Across skill (each field against {first} players, same seeds):"]
+        return out + field_sweep_sentences(res)
+    out = [render(res.summary, fmt, metrics.sweep_units, columns=res.knobs + shown)]
+    if fmt == "table":
+        if experiment:  # without it there is no experiment value to explain
+            out += experiment_notes(res.summary, res.knobs, res.game)
+        out.append(FAMILY_NOTE)
+    return out

@@ -96,7 +96,8 @@ class GameSpec:
     audit: Callable  # (events) -> list of violation sentences (independent auditor)
     bench: Callable | None = None  # (rules, seats, games, seed) -> report lines
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
-    tools: dict = field(default_factory=dict)  # game-only helpers for the CLI (check_meld)
+    # "module:NAME" of the game's own commands (click commands the CLI adds to its own)
+    commands: tuple[str, ...] = ()
     positions: Positions | None = None  # positions as files, if the game reads them
     # "module:NAME" of the game's analysis (analysis.bygame.GameAnalysis), imported on first use
     analysis: str | None = None

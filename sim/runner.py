@@ -82,7 +82,7 @@ def simulate(
     s = setup(rules, seats, game)
     check_count(games, seed)
     knob_columns = check_knob_columns(s.rules, knob_columns)
-    _check_backend("local", None, None, chunk_size, threads)
+    check_backend("local", None, None, chunk_size, threads)
     chunk = chunk_games(games, chunk_size, record_rounds)
     check_chunk_memory(s.spec, s.rules, chunk, bool(record_rounds))
     need, budget = games * game_bytes(s.spec, 0), memory_budget()
@@ -139,7 +139,7 @@ class RunReport:
         return self.games / self.elapsed if self.elapsed > 0 else float("inf")
 
 
-def _check_backend(backend: str, scheduler, workers, chunk_size, threads) -> None:
+def check_backend(backend: str, scheduler, workers, chunk_size, threads) -> None:
     isolation()  # a bad LOBA_ISOLATE fails before anything is written
     if threads is not None:
         check_threads(threads)
@@ -217,7 +217,7 @@ def stream_run(
     spec, rules, labels = s.spec, s.rules, s.labels
     label = s.label if label is None else label
     knob_columns = check_knob_columns(rules, knob_columns)
-    _check_backend(backend, scheduler, workers, chunk_size, threads)
+    check_backend(backend, scheduler, workers, chunk_size, threads)
     chunk = chunk_games(games, chunk_size, record_rounds)
     check_chunk_memory(spec, rules, chunk, bool(record_rounds and out_dir is not None))
     job = ChunkJob.of(
@@ -326,7 +326,7 @@ def resume_run(
     games in parts of at most this many (never changes a row: game i is game i; only parts
     smaller than the run's chunks are made, e.g. when a chunk does not fit in memory).
     """
-    _check_backend(backend, scheduler, workers, chunk_size, threads)
+    check_backend(backend, scheduler, workers, chunk_size, threads)
     pre = RunDir.read(run_dir)
     size = min(chunk_size or pre.chunk_size, pre.chunk_size)
     rules = resolve_rules(pre.manifest["rules_id"], pre.spec.name)

@@ -15,32 +15,7 @@ loaded on first use.
 
 from __future__ import annotations
 
-from ..bygame import GameAnalysis, Panel, ReportExperiment
-from ..stats import LEVEL
-from . import metrics as M
-from .metrics import (
-    bust_hazard,
-    elimination_hazard,
-    first_elimination,
-    first_elimination_summary,
-    game_shape,
-    key_metrics,
-    policy_table,
-    rebuy_outcomes,
-    seat_advantage,
-    seat_table,
-    skill_gap,
-    survival,
-)
-from .rebuy import (
-    compare_rebuy_rules,
-    paired_rebuy_value,
-    rebuy_value_policy,
-    rebuy_value_state,
-    save_state_table,
-    tabulate_state_value,
-)
-from .sweep import REBUY_VALUE
+from ..lazy import lazy_names
 
 GAME = "loba"  # the registered name of the game this analysis is of
 
@@ -67,68 +42,27 @@ __all__ = [
     "tabulate_state_value",
 ]
 
-
-def _key_metrics(games, seats, detail=None, level: float = LEVEL):
-    return M.key_metrics(games, seats, level)
-
-
-def _per_game(games, seats, detail=None):
-    return M.per_game(games, seats)
-
-
-def _report(rs, km, cmp):
-    from .report import sections
-
-    return sections(rs, km, cmp)
-
-
-def _rebuy_experiment(rs, games, reps, progress):
-    from .report import rebuy_experiment
-
-    return rebuy_experiment(rs, games, reps, progress)
-
-
-ANALYSIS = GameAnalysis(
-    key_metrics=_key_metrics,
-    per_game=_per_game,
-    sweep_columns=(
-        ("mean_rounds", M.M_ROUNDS),
-        ("mean_turns", M.M_TURNS),
-        ("elim_risk", M.M_HAZARD),
-        ("rebuys_per_game", M.M_REBUYS),
-        ("dealer_left_share", M.M_DEALER_LEFT),
-        ("bonus_rate", M.M_BONUS),
-        ("unfinished", M.M_UNFINISHED),
-        ("first_elim_round", M.M_FIRST_ELIM),
-    ),
-    sweep_panels=(
-        Panel("mean_rounds", "rounds per game", "rounds"),
-        Panel("elim_risk", "elimination risk per player-round", "%", 100.0),
-        Panel("rebuy_value", "value of always rebuying (seat 0)", "stakes / game", 1.0, "0"),
-        Panel("dealer_left_share", "win share of the dealer's left", "%", 100.0, "fair share"),
-    ),
-    sweep_shown=(
-        "mean_rounds",
-        "elim_risk",
-        "rebuys_per_game",
-        "rebuy_value",
-        "rebuy_value_low",
-        "rebuy_value_high",
-        "dealer_left_share",
-        "seat_p",
-    ),
-    stated=(
-        M.M_ROUNDS,
-        M.M_TURNS,
-        M.M_FIRST_ELIM,
-        M.M_REBUYS,
-        M.M_HAZARD,
-        M.M_DEALER_LEFT,
-        M.M_BONUS,
-    ),
-    report=_report,
-    summary_figures=M.summary_figures,
-    report_experiment=ReportExperiment(_rebuy_experiment, "--rebuy-games", "rebuys"),
-    sweep_experiment=REBUY_VALUE,
-    across_fields=True,
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "bust_hazard": ".metrics",
+        "elimination_hazard": ".metrics",
+        "first_elimination": ".metrics",
+        "first_elimination_summary": ".metrics",
+        "game_shape": ".metrics",
+        "key_metrics": ".metrics",
+        "policy_table": ".metrics",
+        "rebuy_outcomes": ".metrics",
+        "seat_advantage": ".metrics",
+        "seat_table": ".metrics",
+        "skill_gap": ".metrics",
+        "survival": ".metrics",
+        "compare_rebuy_rules": ".rebuy",
+        "paired_rebuy_value": ".rebuy",
+        "rebuy_value_policy": ".rebuy",
+        "rebuy_value_state": ".rebuy",
+        "save_state_table": ".rebuy",
+        "tabulate_state_value": ".rebuy",
+        "ANALYSIS": ".registration",
+    },
 )

@@ -38,12 +38,12 @@ from ..stats import LEVEL, t_ci, welch_diff
 
 def gap_bands():
     """``(edges, label, order)``: the score-gap bands of Loba's state-level rebuy table,
-    defined once in the game (its spec's ``tools``: the kernel's ``rebuy=table:FILE`` reads
-    the same cells). ``label(gap, edges)`` names a gap's band, ``order(edges)`` lists them."""
-    from sim.games import get_game
+    defined once in the game (:mod:`sim.loba.rebuy_table`: the kernel's ``rebuy=table:FILE``
+    reads the same cells). ``label(gap, edges)`` names a gap's band, ``order(edges)`` lists
+    them."""
+    from sim.loba.rebuy_table import GAP_EDGES, gap_band_order, gap_label
 
-    t = get_game("loba").tools
-    return t["gap_edges"], t["gap_label"], t["gap_band_order"]
+    return GAP_EDGES, gap_label, gap_band_order
 
 
 def _gap_label(gap: float, edges=None) -> str:

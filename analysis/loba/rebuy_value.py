@@ -43,6 +43,44 @@ class RebuyValue:
     wrote: list[str] = field(default_factory=list)
 
 
+def check_request(preset, sets, seats, fields, mode, games, reps, min_cases, plot_file,
+                  out_dir, save_file, rule, against, seed):
+    """The ``rebuy-value`` command's input checked before any game is played (one sentence
+    for the first bad value): returns (rules, seats — a seat string, or field -> seat string
+    with ``fields`` —, the first seating's parsed seats)."""
+    from sim.chunks import check_whole
+    from sim.games import get_game
+    from sim.results import check_out_dir, check_out_file
+    from sim.setup import check_run, settings
+
+    from ..cli.console import check_plot_file
+
+    rules, seats, _ = settings(preset, sets, seats, "loba")[:3]
+    seats = seats or get_game(rules.game).default_seats
+    if games is not None and games < 1:
+        raise ValueError(f"--games must be a whole number of at least 1, not {games}.")
+    check_whole("--reps", reps, 1, rb.MAX_REPS)  # (in either mode: never silently ignored)
+    check_whole("--min-cases", min_cases, 1, 10**9)
+    if fields is not None and len(fields) > 1:
+        for given, flag in ((plot_file, "--plot"), (save_file if mode == "state" else None,
+                                                     "--save")):  # fmt: skip
+            if given is not None:
+                raise ValueError(f"{flag} writes one field's result; give one --field with it.")
+    check_plot_file(plot_file)  # every destination is checked before any game is played
+    if out_dir is not None:
+        check_out_dir(out_dir)
+    if save_file is not None and mode == "state":
+        check_out_file(save_file, "Rebuy table")
+    if against is not None and rule is None and mode == "policy":
+        raise ValueError("--against needs --rebuy RULE: the rule to compare with those.")
+    if fields is not None:
+        seats = {f: field_seats(f, len(seats.split(","))) for f in fields}
+        for s_ in seats.values():
+            check_run(rules, s_, 1, seed)
+        return rules, seats, check_run(rules, seats[fields[0]], 1, seed)[2]
+    return rules, seats, check_run(rules, seats, 1, seed)[2]  # bad seats/seed fail first
+
+
 def _no_bar(label, **kw):
     return contextlib.nullcontext(None)
 

@@ -11,20 +11,9 @@ report sections (:mod:`.report`), registered as one :class:`analysis.bygame.Game
 
 from __future__ import annotations
 
-from ..bygame import GameAnalysis, Panel
-from . import metrics as MN
-from .metrics import (
-    BIDS,
-    TRUMP_KINDS,
-    all_pass_rate,
-    bid_success,
-    first_bidder_advantage,
-    hands_per_game,
-    moon_metrics,
-    moon_rates,
-    per_game,
-    widow_value,
-)
+from ..lazy import lazy_names
+
+GAME = "moon"  # the registered name of the game this analysis is of
 
 __all__ = [
     "ANALYSIS",
@@ -40,41 +29,19 @@ __all__ = [
     "widow_value",
 ]
 
-
-def _report(rs, km, cmp):
-    from .report import sections
-
-    return sections(rs, km, cmp)
-
-
-ANALYSIS = GameAnalysis(
-    key_metrics=moon_metrics,
-    per_game=per_game,
-    sweep_columns=(
-        ("mean_hands", MN.M_HANDS),
-        ("redeal_share", MN.M_REDEALS),
-        ("made_share", MN.M_MADE),
-        ("moon_bid_share", MN.M_MOON_BID),
-        ("games_moon_bid", MN.M_GAMES_MOON_BID),
-        ("first_bidder_share", MN.M_FIRST_BIDDER),
-        ("unfinished", MN.M_UNFINISHED),
-    ),
-    sweep_panels=(
-        Panel("mean_hands", "hands per game (redeals included)", "hands"),
-        Panel("made_share", "contracts made", "%", 100.0),
-        Panel("moon_bid_share", "moon bids per played hand", "%", 100.0),
-        Panel("first_bidder_share", "win share of the first bidder", "%", 100.0, "fair share"),
-    ),
-    sweep_shown=("mean_hands", "made_share", "moon_bid_share", "first_bidder_share", "seat_p"),
-    stated=(
-        MN.M_HANDS,
-        MN.M_REDEALS,
-        MN.M_MADE,
-        MN.M_MOON_BID,
-        MN.M_MOON_MADE,
-        MN.M_WIDOW_KEPT,
-        MN.M_FIRST_BIDDER,
-    ),
-    report=_report,
-    summary_figures=MN.summary_figures,
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "BIDS": ".metrics",
+        "TRUMP_KINDS": ".metrics",
+        "all_pass_rate": ".metrics",
+        "bid_success": ".metrics",
+        "first_bidder_advantage": ".metrics",
+        "hands_per_game": ".metrics",
+        "moon_metrics": ".metrics",
+        "moon_rates": ".metrics",
+        "per_game": ".metrics",
+        "widow_value": ".metrics",
+        "ANALYSIS": ".registration",
+    },
 )

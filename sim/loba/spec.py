@@ -10,11 +10,9 @@ from .auditor import audit_events
 from .bench import run_bench
 from .kernel import COMPILE_PIECES, run_games
 from .layout import MAX_SEATS, SeatFns
-from .melds import check_meld
 from .play import Game
 from .policies import POLICIES, REBUY_RULES
 from .position import load_position, moves, moves_text
-from .rebuy_table import GAP_EDGES, gap_band_order, gap_label
 from .rules import SPEC as RULES
 from .schema import TABLES
 from .summary import SUMMARY
@@ -51,15 +49,9 @@ SPEC = GameSpec(
     audit=audit_events,
     bench=run_bench,
     handle=Game,
-    tools={
-        "check_meld": check_meld,
-        # the score-gap bands of the state-level rebuy table (analysis.loba.rebuy, .plots)
-        "gap_edges": GAP_EDGES,
-        "gap_label": gap_label,
-        "gap_band_order": gap_band_order,
-    },
+    commands=("analysis.loba.commands:check_meld", "analysis.loba.commands:rebuy_value"),
     positions=Positions(load_position, moves, moves_text, replay_position),
-    analysis="analysis.loba:ANALYSIS",
+    analysis="analysis.loba.registration:ANALYSIS",
     precompile="sim.loba.kernel:aside",
     share="sim.loba.kernel:compile_share",
     compile_pieces=COMPILE_PIECES,

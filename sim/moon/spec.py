@@ -14,7 +14,6 @@ from ..game import GameSpec, Positions, Summary
 from .api import DECIDE_SIG, DECISIONS
 from .auditor import audit
 from .bench import run_bench
-from .check import legal_tiles, trick_winner_explained
 from .kernel import COMPILE_PIECES, run_games
 from .layout import MAX_SEATS
 from .play import Game, replay
@@ -100,8 +99,8 @@ SPEC = GameSpec(
     audit=audit,
     bench=run_bench,
     handle=Game,
-    tools={"trick_winner": trick_winner_explained, "legal_tiles": legal_tiles},
+    commands=("analysis.moon.commands:check_trick",),
     positions=Positions(load_position, moves, moves_text, replay_position),
-    analysis="analysis.moon:ANALYSIS",
+    analysis="analysis.moon.registration:ANALYSIS",
     compile_pieces=COMPILE_PIECES,
 )

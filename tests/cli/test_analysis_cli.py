@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 import cli
+from analysis.cli import console
 
 
 def run(capsys, *args):
@@ -222,7 +223,7 @@ def test_numba_notes_do_not_leak_through_the_warning_filter(capsys):
 
     from numba.core.errors import NumbaExperimentalFeatureWarning
 
-    with cli._WarnToStderr():
+    with console.WarnToStderr():
         note = "first-class function types are experimental"
         warnings.warn(note, NumbaExperimentalFeatureWarning, stacklevel=1)
         warnings.warn("Run 'x' is incomplete", UserWarning, stacklevel=1)

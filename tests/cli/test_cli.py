@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 import cli
+from analysis.cli import console
 
 ROOT = Path(__file__).parents[2]
 
@@ -254,7 +255,7 @@ def test_check_meld_counts_never_wrap(capsys):
 
 
 def test_help_shows_examples_environment_and_the_seat_grammar(capsys):
-    for name in cli.EXAMPLES:
+    for name in cli.cli.commands:  # every command, the games' own too
         code, out, _ = run(capsys, name, "--help")
         assert code == 0 and "Examples:" in out and f"loba {name}" in out, name
     code, out, _ = run(capsys, "--help")
@@ -300,13 +301,13 @@ def test_compile_notice_is_one_plain_line_on_stderr(capsys, monkeypatch):
     from sim import jit
 
     monkeypatch.setattr(jit, "kernel_cached", lambda fn=None: True)
-    assert cli._announce_compile("loba") is None
+    assert console.announce_compile("loba") is None
     monkeypatch.setattr(jit, "kernel_cached", lambda fn=None: False)
-    assert cli._announce_compile("loba", quiet=True) is None
+    assert console.announce_compile("loba", quiet=True) is None
     assert capsys.readouterr().err == ""
     for cache_on, how in ((True, "first run only"), (False, "the kernel cache is off")):
         monkeypatch.setattr(jit, "CACHE", cache_on)
-        progress = cli._announce_compile("moon")
+        progress = console.announce_compile("moon")
         progress.close()
         out = capsys.readouterr()
         assert out.out == "" and "\r" not in out.err and out.err.count("\n") == 1
@@ -407,10 +408,10 @@ def test_policies_tables_and_verify_speak_json(tmp_path):
 def test_long_work_shows_a_bar_on_a_terminal_and_nothing_in_a_pipe(capsys, monkeypatch, args):
     """Every command that plays many games draws a progress bar on stderr when it is a
     terminal, reaching the whole count; in a pipe or a log, stderr gets no bar."""
-    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(console, "stderr_is_terminal", lambda: True)
     code, _, err = run(capsys, *args)
     assert code == 0 and "games" in err
-    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: False)
+    monkeypatch.setattr(console, "stderr_is_terminal", lambda: False)
     code, _, err = run(capsys, *args)
     assert code == 0 and "\r" not in err and "[#" not in err
 
