@@ -142,7 +142,7 @@ def moves_cmd(position, after_draw, as_json):
 @click.option("--threads", default=None, type=int, help="Kernel threads (default: all cores;"
               " with dask: per kernel call on a worker).")  # fmt: skip
 @click.option("--rounds", "record_rounds", is_flag=True,
-              help="Also record the detail table (Loba: rounds.parquet; with --out).")  # fmt: skip
+              help=f"Also record the detail table ({O.detail_tables()}; with --out).")
 @O.out_options("Write a run directory (manifest.json + Parquet tables, one part per chunk).")
 @click.option("--resume", "resume_dir", default=None, metavar="DIR",
               type=click.Path(file_okay=False), help="Finish an interrupted run directory (its"
@@ -281,17 +281,17 @@ def bench_cmd(games, game, preset, sets, seats, fmt):
 @O.rules_option
 @O.set_option
 @O.seats_option
-@O.seed_option("The run's seed (with --position: drives the policies' random choices and, in"
-               " Loba, orders the stock cards the file does not name; default 0).", None)
+@O.seed_option("The run's seed (with --position: drives the policies' random choices and deals"
+               " what the file leaves unnamed; default 0).", None)  # fmt: skip
 @click.option("--index", "index", type=int, default=None,
               help="Game index within the run (0 = first).")  # fmt: skip
 @click.option("--position", "position", type=click.Path(dir_okay=False), default=None,
               help="Play on from a position file (docs/positions.md) instead.")  # fmt: skip
 @click.option("--to-game-end", "to_end", is_flag=True, help="With --position: play to the end"
-              " of the game, not of the round (Moon: the hand).")  # fmt: skip
+              f" of the game, not of the {O.parts()} it is in.")  # fmt: skip
 @O.format_choice(("text", "jsonl"), None)
 @click.option("--round", "only_round", type=int, default=None,
-              help="Show only round N (in a game played in hands: hand N).")  # fmt: skip
+              help=f"Show only {O.parts()} N (a game's parts, as its trace numbers them).")
 @O.verbose_option
 def replay_cmd(run_dir, game, preset, sets, seats, seed, index, position, to_end, fmt, only_round):
     """Play game INDEX of a run again and show every move (text) or every event (jsonl).
@@ -477,15 +477,16 @@ def compare_cmd(run_dirs, labels, baseline, field_names, fmt):
               " (replacing a previous sweep's cells/ and its experiment's runs).")  # fmt: skip
 @O.threads_option
 @click.option("--rounds", "record_rounds", is_flag=True,
-              help="Also record the detail table (Loba: rounds.parquet, Moon: hands.parquet).")
-@click.option("--no-rebuy-value", "no_rebuy", is_flag=True, help="Skip the game's paired"
-              " experiment runs, if it has one (Loba: always/never rebuy; halves the work).")
+              help=f"Also record the detail table ({O.detail_tables()}).")
+@click.option("--no-experiment", "--no-rebuy-value", "no_experiment", is_flag=True,
+              help="Skip the game's paired experiment runs, if it has one (Loba: the value of"
+              " always rebuying; halves the work).")  # fmt: skip
 @O.field_option
 @O.format_option
 @O.verbose_option
 @click.pass_context
 def sweep_cmd(ctx, field_names, game, preset, sets, vary, seats, games, seed, out_dir, overwrite,
-              threads, record_rounds, no_rebuy, fmt):  # fmt: skip
+              threads, record_rounds, no_experiment, fmt):  # fmt: skip
     """Play the grid of knob values (same seeds in every cell) and summarise each cell."""
     from analysis.sweep import run_field_sweep, run_sweep, sweep_output
     from sim.house import is_house_file
@@ -496,7 +497,7 @@ def sweep_cmd(ctx, field_names, game, preset, sets, vary, seats, games, seed, ou
     if preset is not None and is_house_file(preset):  # its seats, unless --seats is given
         seats = settings(preset, (), seats).seats
     work = (preset, parse_assignments(sets), list(vary))
-    more = (games, seed, out_dir, overwrite, not no_rebuy, threads, record_rounds,
+    more = (games, seed, out_dir, overwrite, not no_experiment, threads, record_rounds,
             C.cells_progress, game)  # fmt: skip
     if fields is not None:
         players = len(seats.split(",")) if seats else None  # a house file's seats: its players
@@ -512,7 +513,7 @@ def sweep_cmd(ctx, field_names, game, preset, sets, vary, seats, games, seed, ou
             log(f"kernel cache: {C.cache_text(base.game)}")
         res = run_sweep(*work, seats, *more)
         done = "summary.csv, sweep.png, cells/"
-    C.echo_lines(sweep_output(res, fmt, not no_rebuy))
+    C.echo_lines(sweep_output(res, fmt, not no_experiment))
     log(f"swept in {log.lap():.2f} s")
     click.echo(f"wrote {out_dir} ({done})", err=True)
 
@@ -528,21 +529,20 @@ def sweep_cmd(ctx, field_names, game, preset, sets, vary, seats, games, seed, ou
               help="The HTML file to write.")  # fmt: skip
 @click.option("--title", default=None, help="Title of the report.")
 @O.label_option
-@click.option("--rebuy-games", default=0, show_default=True, type=int, help="Also run the"
-              " game's experiment (Loba: the state-level rebuy value) on this many games.")
-@click.option("--rebuy-reps", default=8, show_default=True, type=int,
-              help="Branch pairs per decision in that experiment.")  # fmt: skip
+@click.option("--experiment-games", "--rebuy-games", "games", default=0, show_default=True,
+              type=int, help="Also run the game's experiment (Loba: the state-level rebuy"
+              " value) on this many games.")  # fmt: skip
+@click.option("--experiment-reps", "--rebuy-reps", "reps", default=8, show_default=True,
+              type=int, help="Branch pairs per decision in that experiment.")  # fmt: skip
 @O.field_option
-def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps, field_names):
+def report_cmd(run_dirs, out_file, title, labels, games, reps, field_names):
     """Write one self-contained HTML report (findings, tables, figures) of RUN_DIRS."""
     from analysis.report import build_report
+    from sim.chunks import check_whole
     from sim.results import atomic_output
 
-    if not 0 <= rebuy_games <= 10**12:
-        raise ValueError(f"--rebuy-games must be a whole number from 0 to 10^12, not"
-                         f" {rebuy_games}.")  # fmt: skip
-    if not 1 <= rebuy_reps <= 256:
-        raise ValueError(f"--rebuy-reps must be a whole number from 1 to 256, not {rebuy_reps}.")
+    check_whole("--experiment-games", games, 0, 10**12)
+    check_whole("--experiment-reps", reps, 1, 256)
     # checked before anything is read; written whole or not at all (temporary file, renamed)
     with (
         C.WarnToStderr(),
@@ -550,7 +550,7 @@ def report_cmd(run_dirs, out_file, title, labels, rebuy_games, rebuy_reps, field
         C.ProgressBar("experiment, games") as bar,
     ):
         build_report(list(run_dirs), tmp, title, list(labels) or None,
-                     experiment_games=rebuy_games, experiment_reps=rebuy_reps, progress=bar,
+                     experiment_games=games, experiment_reps=reps, progress=bar,
                      fields=field_names)  # fmt: skip
     click.echo(f"wrote {Path(out_file)}")
 

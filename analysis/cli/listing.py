@@ -93,7 +93,8 @@ def policies_output(game, fmt: str) -> str:
         lines += ["  " + x for x in table(rows, ("policy", "parameters", "what it does"))]
         for kind, (registry, default) in spec.addons.items():
             rows = [(name, _params(r), r.doc) for name, r in registry.items()]
-            lines.append(f"{spec.title} {kind} rules (seat: POLICY+{kind}=RULE; default {default}):")
+            seat = f"seat: POLICY+{kind}=RULE; default {default}"
+            lines.append(f"{spec.title} {kind} rules ({seat}):")
             head = (f"{kind} rule", "parameters", "what it does")
             lines += ["  " + x for x in table(rows, head)]
     return "\n".join(lines) + "\n"

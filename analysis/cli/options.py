@@ -7,7 +7,7 @@ import functools
 
 import click
 
-from sim.games import DEFAULT_GAME, game_names, get_game
+from sim.games import DEFAULT_GAME, all_games, game_names, get_game
 from sim.setup import settings
 
 from .console import VERBOSE
@@ -45,6 +45,16 @@ set_option = click.option(
     multiple=True,
     help="Override one rule knob; repeat for more (see 'loba rules').",
 )
+
+
+def detail_tables() -> str:
+    """Each game's detail table, for a help text: ``Loba: rounds.parquet, ...``."""
+    return ", ".join(f"{g.title}: {g.detail.name}.parquet" for g in all_games() if g.detail)
+
+
+def parts() -> str:
+    """What each game is played in (its spec's ``part``): ``hand or round``."""
+    return " or ".join(sorted({g.part for g in all_games()}))
 
 
 def _seat_grammar() -> str:

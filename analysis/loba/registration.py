@@ -69,7 +69,7 @@ ANALYSIS = GameAnalysis(
     ),
     report=_report,
     summary_figures=M.summary_figures,
-    report_experiment=ReportExperiment(_rebuy_experiment, "--rebuy-games", "rebuys"),
+    report_experiment=ReportExperiment(_rebuy_experiment, "--experiment-games", "rebuys"),
     sweep_experiment=REBUY_VALUE,
     across_fields=True,
 )

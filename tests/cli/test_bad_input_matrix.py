@@ -51,7 +51,7 @@ BASE = {
         "vary": ["--vary", "max_rebuys=0,1"],
         "games": ["--games", "2"],
         "out_dir": ["--out", "@newdir"],
-        "no_rebuy": ["--no-rebuy-value"],
+        "no_experiment": ["--no-experiment"],
     },
     "rebuy-value": {"games": ["--games", "3"]},
     "calibrate": {"runs": ["--runs", "3"], "games": ["--games", "10"]},
