@@ -216,3 +216,14 @@ def test_tournament_rates_the_toys_policies(cli):
     t = json.loads(out)
     assert t["game"] == "toy" and t["pool"] == ["random", "greedy", "low"]
     assert {p["policy"] for p in t["policies"]} == {"random", "greedy", "low"}
+
+
+def test_bench_of_a_game_without_its_own(cli):
+    out = invoke(cli, "bench", "--game", "toy", "--games", 500)
+    assert "rules toy:standard" in out and "1 thread(s):" in out and "games/s" in out
+
+
+def test_rules_policies_and_tables_list_the_toys_own(cli):
+    assert "last_trick" in invoke(cli, "rules", "--game", "toy")
+    assert "lead_high=1 (0..1)" in invoke(cli, "policies", "--game", "toy")
+    assert "lead_wins" in invoke(cli, "tables", "--game", "toy")
