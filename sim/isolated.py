@@ -25,10 +25,12 @@ from collections import deque
 
 from .chunks import (
     DEFAULT_CHUNK,
+    MAX_THREADS,
     ChunkError,
     ChunkJob,
     Sink,
     finished,
+    get_threads,
     play_retried,
     run_chunk,
     set_threads,
@@ -429,6 +431,9 @@ def bench_lines(game: str, rules_id: str, seat_specs: tuple, games: int, seed: i
     :func:`sim.chunks.run_chunk` (a :class:`~sim.faults.PlayFault` naming the seat)."""
     s = setup(rules_id, list(seat_specs), game)
     try:
+        if s.spec.bench is None:
+            yield from plain_bench(s, games, seed)
+            return
         yield from s.spec.bench(s.rules, list(s.seats), games, seed)
     except PlayFault:
         raise
@@ -437,6 +442,30 @@ def bench_lines(game: str, rules_id: str, seat_specs: tuple, games: int, seed: i
             k = min(DEFAULT_CHUNK, games - first)
             run_chunk(s.spec, s.R, s.n_players, seed, first, k, s.tables, 0, s.labels)
         raise
+
+
+def plain_bench(s, games: int, seed: int):
+    """The benchmark of a game without its own (:attr:`sim.game.GameSpec.bench` None): games
+    per second of the run's own chunks (:func:`sim.chunks.run_chunk`) on 1 thread and on all
+    of them, after a first call that compiles or loads the kernel; no floor kernel."""
+    import time
+
+    yield f"rules {s.rules.id}, seats {','.join(s.labels)}, {games} games"
+    t = time.perf_counter()
+    run_chunk(s.spec, s.R, s.n_players, seed, 0, min(games, 8), s.tables, 0, s.labels)
+    yield f"first call (compile or cache load): {time.perf_counter() - t:.2f} s"
+    before = get_threads()
+    try:
+        for threads in sorted({1, MAX_THREADS}):
+            set_threads(threads)
+            t = time.perf_counter()
+            for first in range(0, games, DEFAULT_CHUNK):
+                k = min(DEFAULT_CHUNK, games - first)
+                run_chunk(s.spec, s.R, s.n_players, seed, first, k, s.tables, 0, s.labels)
+            rate = games / max(time.perf_counter() - t, 1e-9)
+            yield f"{threads} thread(s): {rate:,.0f} games/s (no floor kernel for {s.spec.title})"
+    finally:
+        set_threads(before)
 
 
 def replay_events(game: str, rules_id: str, seat_specs: tuple, seed: int, index: int):

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import numba
 from numba.core import sigutils, types
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import TypingError
 from numba.core.registry import CPUDispatcher
 
@@ -242,23 +243,29 @@ class _NoLiteralDispatcher(CPUDispatcher):
         return a
 
     _sigs = None  # signatures given to :func:`jit`, until compiled (:meth:`compile_signed`)
+    _signed = False  # given signatures: compiled for those alone, never for a caller's types
 
     @_watched
     def compile_signed(self) -> None:
         """Compile this function for the signatures given to :func:`jit`, alone, and close it
-        to others (as Numba's eager compiling does, but when first needed)."""
-        sigs, self._sigs = self._sigs, None
-        if sigs is None:
-            return
-        _SIGNED.remove(self)
-        for sig in sigs:
-            super().compile(sig.args)
-        self.disable_compile()
+        to others (as Numba's eager compiling does, but when first needed). Under Numba's
+        compiler lock: a second thread that needs it meanwhile waits for it."""
+        with global_compiler_lock:
+            sigs, self._sigs = self._sigs, None
+            if sigs is None:
+                return
+            _SIGNED.remove(self)
+            for sig in sigs:
+                super().compile(sig.args)
+            self.disable_compile()
 
     @_watched
     def compile(self, sig):
-        if self._sigs is not None:  # first needed (typed in a caller, or called from Python)
-            self.compile_signed()
+        if self._signed:  # first needed (typed in a caller, or called from Python)
+            if self._sigs is not None or self._can_compile:  # (another thread may be at it)
+                self.compile_signed()
+            # the caller's types may need a conversion (dispatchers to first-class functions):
+            # the closed dispatcher finds the overload itself when called again
             args, _ = sigutils.normalize_signature(sig) if sig is not None else ((), None)
             found = self.overloads.get(tuple(args))
             return found.entry_point if found is not None else lambda *a: self(*a)
@@ -399,6 +406,7 @@ def jit(*args, parallel: bool = False, alloc: bool = True, readonly=(), **kwargs
         def signed(fn):
             d = _no_literals(numba.njit(**opts)(fn), readonly)
             d._sigs = sigs
+            d._signed = True
             _SIGNED.append(d)
             return d
 

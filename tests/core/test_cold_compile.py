@@ -75,6 +75,34 @@ def test_a_function_given_signatures_compiles_first_inside_a_caller_without_refc
     assert fresh._sigs is None and fresh not in jit._SIGNED and not fresh._can_compile
 
 
+def test_a_function_given_signatures_first_needed_by_two_threads_at_once():
+    """Threads that first call a function given signatures at the same time all get it (the
+    runner plays a chunk's slices on several threads): the second waits for the first's
+    compile instead of finding the function closed ("compilation disabled")."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from numba import types
+
+    @jit.jit(types.int64(types.int64[::1]), cache=False)
+    def total(a):
+        s = 0
+        for x in a:
+            s += x
+        return s
+
+    a = np.arange(10, dtype=np.int64)
+    ready = threading.Barrier(4)
+
+    def call(_):
+        ready.wait()
+        return total(a)
+
+    with ThreadPoolExecutor(4) as ex:
+        assert list(ex.map(call, range(4))) == [45] * 4
+    assert len(total.signatures) == 1 and not total._can_compile
+
+
 def test_the_engine_is_typed_as_every_command_calls_it():
     """The turn loop, the step and ``drive`` are compiled for the types :func:`kernel.call`
     hands over; after calls from a batch and from a game handle, each has one signature."""
