@@ -42,6 +42,8 @@ Environment:
   LOBA_FAST_INLINE  0: Numba's own (slower) copying when it inlines, for comparison
   LOBA_ISOLATE     simulate: 1 plays chunks in a child process (a crash is reported, not
                    fatal), 0 never; default: only when a seat uses a plug-in policy
+  LOBA_GAMES       outside games, NAME=MODULE[,...] (a package exporting a GameSpec as
+                   SPEC), e.g. toy=examples.toy.spec; see docs/development.md
   NUMBA_NUM_THREADS, NUMBA_DISABLE_JIT, NUMBA_BOUNDSCHECK   Numba's own switches
 
 \b
