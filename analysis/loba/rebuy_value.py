@@ -80,7 +80,7 @@ def rebuy_value(
 
 def _one(rules, seats, mode, seat, rule, against, games, seed, reps, by, min_cases, plot,
          out_dir, save_file, threads, bar) -> RebuyValue:  # fmt: skip
-    from sim.results import atomic_output
+    from sim.files import atomic_output
     from sim.setup import check_run
 
     seat_list = check_run(rules, seats, 1, seed)[2]
