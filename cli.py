@@ -23,10 +23,10 @@ from analysis.cli import options as O
 from analysis.cli import runs as R
 from analysis.cli.options import examples
 from sim.faults import RunFailure
+from sim.files import RunDirError
 from sim.game import load_ref
 from sim.games import GameError, all_games, get_game
 from sim.policies import SeatError
-from sim.results import RunDirError
 from sim.rules import RuleError
 from sim.setup import settings
 
@@ -187,7 +187,7 @@ def simulate_cmd(ctx, game, preset, sets, seats, games, seed, threads, record_ro
                 )
         run_game, label = R.resume_plan(resume_dir, chunk_size, log)
     else:
-        from sim.results import check_out_dir
+        from sim.files import check_out_dir
         from sim.setup import check_run
 
         rules, seats, label = settings(preset, sets, seats, game)[:3]
@@ -360,7 +360,7 @@ def audit_cmd(trace):
 def verify_cmd(run_dir, quick, fmt):
     """Check every part of RUN_DIR against its manifest (size, SHA-256, rows, games) and name
     anything missing, damaged, foreign or unlisted (exit 0 whole, 1 with one line a problem)."""
-    from sim.results import RunDir
+    from sim.rundir import RunDir
 
     run = RunDir.read(run_dir)
     problems = run.inspect(full=not quick)
@@ -541,7 +541,7 @@ def report_cmd(run_dirs, out_file, title, labels, games, reps, field_names):
     """Write one self-contained HTML report (findings, tables, figures) of RUN_DIRS."""
     from analysis.report import build_report
     from sim.chunks import check_whole
-    from sim.results import atomic_output
+    from sim.files import atomic_output
 
     check_whole("--experiment-games", games, 0, 10**12)
     check_whole("--experiment-reps", reps, 1, 256)
@@ -640,7 +640,7 @@ def tournament_cmd(game, preset, sets, pool, players, games, seed, repeats, all_
 
 def _check_out(out_dir, overwrite) -> None:
     if out_dir is not None:
-        from sim.results import check_out_dir
+        from sim.files import check_out_dir
 
         check_out_dir(out_dir, overwrite)
 

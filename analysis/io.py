@@ -108,7 +108,8 @@ def _game_ranges(spans) -> str:
 def _listed_parts(p: Path, verify: bool, skip: bool):
     """The listed, checked part files of a run directory in the parts format:
     (RunDir, table -> files, games read). Refuses or warns as the module docstring says."""
-    from sim.results import RunDir, RunDirError
+    from sim.files import RunDirError
+    from sim.rundir import RunDir
 
     try:
         run = RunDir.read(p, strict=False)

@@ -140,7 +140,7 @@ def cell_dirs(out) -> list[Path]:
     except FileNotFoundError:
         names = None
     except OSError as e:
-        from sim.results import why
+        from sim.files import why
 
         raise AnalysisError(f"'{meta_path}' cannot be read ({why(e)}).") from None
     except (ValueError, KeyError, TypeError, RecursionError):
@@ -291,7 +291,8 @@ def clear_runs(outp: Path, subs=("cells",), what: str = "sweep") -> None:
     import contextlib
     import shutil
 
-    from sim.results import RunDirError, locked_tree, why
+    from sim.files import RunDirError, why
+    from sim.rundir import locked_tree
 
     dirs = [outp / s for s in subs if (outp / s).is_dir() and not (outp / s).is_symlink()]
     with contextlib.ExitStack() as held:
@@ -311,7 +312,7 @@ def clear_runs(outp: Path, subs=("cells",), what: str = "sweep") -> None:
 def _write_outputs(outp: Path, summary: pl.DataFrame, meta: dict, knobs, game: str) -> None:
     """summary.csv/.json, sweep.json (``meta``) and sweep.png, each whole or not at all
     (temporary file, renamed)."""
-    from sim.results import atomic_output
+    from sim.files import atomic_output
 
     from .plots import sweep_plots
 
@@ -363,7 +364,7 @@ def run_sweep(
     _check_numbers(games, seed, threads)
     outp = Path(out) if out is not None else None
     if outp is not None:  # before any game: a file, a full or read-only disk, a non-empty dir
-        from sim.results import RunDirError, check_out_dir
+        from sim.files import RunDirError, check_out_dir
 
         try:
             check_out_dir(outp, overwrite, need_bytes=256 * 1024 + 64 * games * len(labels))
@@ -484,7 +485,7 @@ def run_field_sweep(
     _check_numbers(games, seed, threads)
     outp = Path(out) if out is not None else None
     if outp is not None:
-        from sim.results import RunDirError, check_out_dir
+        from sim.files import RunDirError, check_out_dir
 
         try:
             check_out_dir(outp, overwrite, need_bytes=256 * 1024 + 64 * games * n * len(fields))
@@ -515,7 +516,7 @@ def run_field_sweep(
         if est in summary.columns:
             summary = add_across(summary, first.knobs, est, lo, hi, fields, prefix)
     if outp is not None:
-        from sim.results import atomic_output
+        from sim.files import atomic_output
 
         with atomic_output(outp / "summary.csv") as tmp:
             summary.write_csv(tmp)

@@ -494,7 +494,7 @@ def run_tournament(
     (checked before the first game), and rate the pool."""
     import time
 
-    from sim.results import RunDirError, atomic_output, check_out_dir
+    from sim.files import RunDirError, atomic_output, check_out_dir
     from sim.runner import simulate
 
     outp = Path(out) if out is not None else None

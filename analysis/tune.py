@@ -561,7 +561,7 @@ class TuneResult:
     def write(self, out, overwrite: bool = False) -> list[Path]:
         """``OUT/study.parquet``, ``OUT/study.csv`` and ``OUT/best.json`` (each written whole
         or not at all)."""
-        from sim.results import atomic_output, check_out_dir
+        from sim.files import atomic_output, check_out_dir
 
         check_out_dir(out, overwrite)
         outp = Path(out)

@@ -8,10 +8,11 @@ works for any of them.
 >>> res.games.head()
 """
 
+from .files import RunDirError
 from .game import GameSpec
 from .games import GameError, game_names, get_game
 from .policies import SeatError, parse_seat, parse_seats
-from .results import Results, RunDirError
+from .results import Results
 from .rules import RuleError, RuleSet
 from .runner import simulate
 from .setup import Setup, make_rules, parse_rules_id

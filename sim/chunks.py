@@ -31,18 +31,12 @@ import numpy as np
 from numba.core.errors import NumbaError
 
 from .faults import PlayFault, RunFailure, diagnose
+from .files import human_bytes, why
 from .game import GameSpec
-from .results import (
-    Piece,
-    Results,
-    RunDir,
-    add_aggregates,
-    aggregate,
-    human_bytes,
-    part_name,
-    why,
-)
+from .results import Results
+from .rundir import Piece, RunDir, part_name
 from .setup import Setup, load
+from .totals import add_aggregates, aggregate
 
 DEFAULT_CHUNK = 8192
 ROUNDS_CHUNK = 512  # per-round records take max_rounds_per_game x seats rows per game

@@ -165,7 +165,7 @@ def run_dask(
     threads: int | None,
     begin=None,
 ) -> dict:
-    """Play the pieces ``todo`` of ``job`` (an iterator of :class:`sim.results.Piece`, read
+    """Play the pieces ``todo`` of ``job`` (an iterator of :class:`sim.rundir.Piece`, read
     lazily) as Dask tasks, handing each result to ``sink``.
 
     ``begin(info)`` is called once the cluster is ready (the run directory records it).

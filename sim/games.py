@@ -10,9 +10,9 @@ plugs in with one registration, either of:
 * from Python: ``register_game("toy", "examples.toy.spec")``;
 * for a process and its children: the environment variable
   ``LOBA_GAMES="toy=examples.toy.spec"`` (several: ``"a=pkg.a.spec,b=pkg.b.spec"``), e.g.
-  ``LOBA_GAMES=toy=examples.toy.spec loba simulate --game toy``. The CLI builds its
-  ``--game`` choices from :func:`game_names` when it is imported, so the variable must be set
-  before.
+  ``LOBA_GAMES=toy=examples.toy.spec loba simulate --game toy`` (the CLI reads the registry
+  when it checks ``--game``; a game's own commands and the help texts are read when it is
+  imported).
 
 The environment variable is the one record of the outside games: :func:`register_game` writes
 it into ``os.environ``, so the processes this one starts (the isolated run's child, Dask

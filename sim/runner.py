@@ -6,7 +6,7 @@ Each validates everything first (:func:`sim.setup.setup`: a bad rule, seat or co
 sentence), then hands the chunks of the run (:mod:`sim.chunks`) to a backend: ``local``
 (kernel threads of this process; plug-in seats play in a child process, :mod:`sim.isolated`)
 or ``dask`` (the tasks of a Dask cluster, :mod:`sim.dask_backend`). A streamed run writes
-each finished chunk at once as one Parquet part per table (:class:`sim.results.RunDir`), so
+each finished chunk at once as one Parquet part per table (:class:`sim.rundir.RunDir`), so
 memory stays bounded whatever the number of games, and an interrupted run resumes where it
 stopped; :func:`simulate` keeps the record arrays instead and returns
 :class:`~sim.results.Results`.
@@ -40,18 +40,12 @@ from .chunks import (
     set_threads,
 )
 from .dask_backend import run_dask
+from .files import RunDirError, human_bytes
 from .isolated import isolation, run_child, wants_child
-from .results import (
-    KNOB_COLUMNS,
-    Results,
-    RunDir,
-    RunDirError,
-    base_manifest,
-    check_knob_columns,
-    human_bytes,
-    summarize,
-)
+from .results import Results, check_knob_columns
+from .rundir import KNOB_COLUMNS, RunDir, base_manifest
 from .setup import check_count, resolve_rules, setup
+from .totals import summarize
 
 
 def simulate(

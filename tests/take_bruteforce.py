@@ -1,10 +1,10 @@
 """[A11]/[A12] The kernel's take rule against the oracle's search over every play sequence.
 
-``sim.loba.takes.take_allowed(hand, melds, melded, R, c)`` must be true exactly when some legal
-sequence of this turn's plays puts a card of identity ``c`` (the taken discard) on the table:
-:func:`sim.loba.oracle.take_witness`, a breadth-first search over every new meld of any size
-([A9]), every lay-off and joker lay-off, every [A22] joker jump, with [A20], [A26] and
-``discard_take`` as the rule set says.
+The engine's answer at the draw (``sim.loba.options.take_ok``, :func:`kernel_take`) must be
+true exactly when some legal sequence of this turn's plays puts a card of identity ``c`` (the
+taken discard) on the table: :func:`sim.loba.oracle.take_witness`, a breadth-first search over
+every new meld of any size ([A9]), every lay-off and joker lay-off, every [A22] joker jump, with
+[A20], [A26] and ``discard_take`` as the rule set says.
 
 Run at scale::
 

@@ -220,7 +220,7 @@ def check_plot_file(plot_file) -> None:
         return
     from matplotlib.figure import Figure
 
-    from sim.results import check_out_file
+    from sim.files import check_out_file
 
     check_out_file(plot_file, "Plot file")
     kinds = Figure().canvas.get_supported_filetypes()
@@ -234,7 +234,7 @@ def check_plot_file(plot_file) -> None:
 
 def save_plot(fig, plot_file) -> None:
     """Write a figure whole or not at all (temporary file, renamed) and say so on stderr."""
-    from sim.results import atomic_output
+    from sim.files import atomic_output
 
     with atomic_output(plot_file, "Plot file") as tmp:
         fig.savefig(tmp, dpi=110, format=Path(plot_file).suffix.lstrip(".").lower() or "png")

@@ -22,10 +22,26 @@ def _presets() -> str:
     return "; ".join(f"{g}: {', '.join(get_game(g).rules.presets)}" for g in game_names())
 
 
+class GameChoice(click.Choice):
+    """The registered games, read when a value is checked (an outside game registered after
+    this module was imported is a choice too)."""
+
+    def __init__(self):
+        super().__init__(game_names())
+
+    @property
+    def choices(self):
+        return tuple(game_names())
+
+    @choices.setter
+    def choices(self, value):  # (click sets it once; the registry is the truth)
+        pass
+
+
 game_option = click.option(
     "--game",
     "game",
-    type=click.Choice(game_names()),
+    type=GameChoice(),
     default=None,
     help=f"The game (default {DEFAULT_GAME}, or the one a --rules id names).",
 )

@@ -28,7 +28,7 @@ RESUME_FIXED = {  # simulate's options a --resume takes from the manifest: name 
 
 def resume_plan(resume_dir, chunk_size, log):
     """(game, label) of the interrupted run in ``resume_dir``, saying with -v what is left."""
-    from sim.results import RunDir
+    from sim.rundir import RunDir
 
     run = RunDir.read(resume_dir)
     m = run.manifest
@@ -121,7 +121,7 @@ def summary_lines(rep, label, resume_dir, out_dir) -> list[str]:
 
 def interrupted(target) -> str:
     """The one sentence after Ctrl-C stopped a run: what is kept and how to finish."""
-    from sim.results import RunDir
+    from sim.rundir import RunDir
 
     nothing = "Interrupted; nothing was saved (use --out DIR to keep finished chunks)."
     if target is None:
@@ -139,9 +139,10 @@ def interrupted(target) -> str:
 def run_settings(run_dir, game, preset, sets, seats, seed, index):
     """(rules, seat strings, seed) of the run in ``run_dir``, from its manifest, after checking
     that the options given agree with it and that game ``index`` is one of its games."""
+    from sim.files import RunDirError
     from sim.policies import parse_seats
-    from sim.results import RunDir, RunDirError
     from sim.rules import parse_assignments
+    from sim.rundir import RunDir
     from sim.setup import resolve_rules, settings
 
     if run_dir.strip().isdigit() and not Path(run_dir).exists():

@@ -511,7 +511,7 @@ def save_state_table(
     else CSV), whole or not at all; returns the table."""
     from pathlib import Path
 
-    from sim.results import atomic_output
+    from sim.files import atomic_output
 
     t = state_table(decisions, seats, min_cases, level, rules_id)
     kind = Path(path).suffix.lower()

@@ -49,8 +49,8 @@ def check_request(preset, sets, seats, fields, mode, games, reps, min_cases, plo
     for the first bad value): returns (rules, seats — a seat string, or field -> seat string
     with ``fields`` —, the first seating's parsed seats)."""
     from sim.chunks import check_whole
+    from sim.files import check_out_dir, check_out_file
     from sim.games import get_game
-    from sim.results import check_out_dir, check_out_file
     from sim.setup import check_run, settings
 
     from ..cli.console import check_plot_file
@@ -118,7 +118,7 @@ def rebuy_value(
 
 def _one(rules, seats, mode, seat, rule, against, games, seed, reps, by, min_cases, plot,
          out_dir, save_file, threads, bar) -> RebuyValue:  # fmt: skip
-    from sim.results import atomic_output
+    from sim.files import atomic_output
     from sim.setup import check_run
 
     seat_list = check_run(rules, seats, 1, seed)[2]

@@ -70,18 +70,16 @@ def floor_kernel(seed, count, n_players, hand_size, deck_n, turns):
     return out
 
 
-def run_bench(rules, seats, games: int, seed: int = 12345):
-    """Yield report lines."""
-    from .spec import SPEC
-
-    seat_list = parse_seats(seats, game=SPEC)
+def run_bench(spec, rules, seats, games: int, seed: int = 12345):
+    """Yield report lines. ``spec``: Loba's GameSpec (``spec.bench`` hands it over)."""
+    seat_list = parse_seats(seats, game=spec)
     n = len(seat_list)
     rules.check_players(n)
     R = rules.to_array()
-    tables = SPEC.fn_tables(seat_list)
+    tables = spec.fn_tables(seat_list)
     t0 = time.perf_counter()
     labels = [s.label for s in seat_list]
-    run_chunk(SPEC, R, n, seed, 0, 2, tables, 0, labels)
+    run_chunk(spec, R, n, seed, 0, 2, tables, 0, labels)
     floor_kernel(seed, 2, n, rules.hand_size, 52 * rules.decks + rules.jokers, 10)
     first = time.perf_counter() - t0
     yield f"rules {rules.id}, seats {','.join(s.label for s in seat_list)}, {games} games"
@@ -91,7 +89,7 @@ def run_bench(rules, seats, games: int, seed: int = 12345):
     for threads in sorted({1, top}):
         set_threads(threads)
         t = time.perf_counter()
-        g = run_chunk(SPEC, R, n, seed, 0, games, tables, 0, labels)[0]
+        g = run_chunk(spec, R, n, seed, 0, games, tables, 0, labels)[0]
         dt = time.perf_counter() - t
         turns = int(g[:, GR.TURNS].sum())
         decisions = int(g[:, GR.DECISIONS].sum())

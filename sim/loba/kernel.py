@@ -308,26 +308,16 @@ def precompile() -> None:
     play_turns.compile(engine_sigs().turns)  # (with its return type: the cache key)
 
 
-def compile_seats(labels) -> None:
-    """Compile the functions of the seats ``labels`` (the game's own policies) from the last:
-    the parent compiles them from the first, so the two processes meet in the middle."""
+def compile_seats(spec, labels) -> None:
+    """Compile the functions of the seats ``labels`` (the game's own policies; ``spec``: Loba's
+    GameSpec) from the last: the parent compiles them from the first, so the two processes
+    meet in the middle."""
     from ..policies import parse_seats
     from ..policies.api import compiled
-    from .spec import SPEC
 
     if labels:
-        for f in reversed(SPEC.seat_functions(parse_seats(",".join(labels), game=SPEC))):
-            compiled(f, SPEC.signature)
-
-
-def aside() -> None:
-    """A cold cache's child process (:func:`sim.jit.compile_aside`): :func:`precompile`, then
-    :func:`compile_seats` for the seats its parent names on its input, one label a line
-    (:func:`sim.jit.tell_aside`)."""
-    import sys
-
-    precompile()
-    compile_seats(sys.stdin.read().split())
+        for f in reversed(spec.seat_functions(parse_seats(",".join(labels), game=spec))):
+            compiled(f, spec.signature)
 
 
 def share_calls() -> list[tuple]:

@@ -28,8 +28,6 @@ brute-force search over play sequences in ``tests/loba/test_take_rule.py``):
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..jit import kernel
 from .cards import rank_of, suit_of
 from .layout import HAND_W, JOKER, MELD, PLAY, A, M
@@ -328,20 +326,3 @@ def places(act, hand, c, R):
     if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY and act[A.TYPE] != PLAY.MELD:
         return False
     return consumes(act, hand, c)
-
-
-def take_allowed(hand, melds, melded, R, c) -> bool:
-    """May a seat holding ``hand`` (53 counts, without ``c``) take the discard ``c`` with the
-    table ``melds`` (rows in use)? ``melded``: it may lay off ([A20]). The Python face of
-    :func:`can_place`."""
-    from .state import new_bufs
-
-    R = np.asarray(R, dtype=np.int64)
-    h = np.zeros(HAND_W, dtype=np.int8)
-    h[: len(hand)] = hand
-    h[c] += 1
-    nm = len(melds)
-    table = np.zeros((max(nm, 1), M.SIZE), dtype=np.int16)
-    table[:nm] = melds
-    hn = int(h.sum())
-    return bool(can_place(h, hn, table, nm, bool(melded), R, int(c), new_bufs(R)))

@@ -15,7 +15,9 @@ from runs_util import manifest, part_files, run_cli
 from analysis import AnalysisError, load_runs
 from analysis.loba.sweep import rebuy_na_notes
 from analysis.sweep import cell_dirs, cell_label, cell_path, run_sweep
-from sim.results import RunDir, RunDirError, add_knob_columns, digest
+from sim.files import RunDirError, digest
+from sim.results import add_knob_columns
+from sim.rundir import RunDir
 from sim.runner import resume_run, simulate, stream_run
 from sim.setup import make_rules
 

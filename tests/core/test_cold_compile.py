@@ -132,7 +132,7 @@ def test_the_engine_is_typed_as_every_command_calls_it():
 
 def test_the_child_compiles_the_seats_it_is_told_of():
     """After its piece of the engine, the child compiles the seats' functions it is told of
-    (``kernel.aside`` reads their labels; the parent compiles them from the other end). In a
+    (``sim.loba.spec.aside`` reads their labels; the parent compiles them from the other end). In a
     fresh process, so that nothing else compiled them first."""
     code = (
         "import json\n"
@@ -141,8 +141,8 @@ def test_the_child_compiles_the_seats_it_is_told_of():
         "from sim.policies import parse_seats\n"
         "fns = SPEC.seat_functions(parse_seats('wary+rebuy=if_opponents', game=SPEC))\n"
         "before = [len(f.signatures) for f in fns]\n"
-        "kernel.compile_seats(['wary+rebuy=if_opponents'])\n"
-        "kernel.compile_seats([])\n"
+        "kernel.compile_seats(SPEC, ['wary+rebuy=if_opponents'])\n"
+        "kernel.compile_seats(SPEC, [])\n"
         "after = [len(f.signatures) for f in fns]\n"
         "print(json.dumps([before, after, [f._can_compile for f in fns]]))\n"
     )

@@ -8,6 +8,9 @@ components of that graph (Tarjan).
 
 - The shared modules — ``sim/*.py``, ``sim/policies``, ``analysis/*.py``, ``cli.py`` — form
   no loop.
+- Nor do the modules inside each registered game's packages (``sim/<game>/``,
+  ``analysis/<game>/``, their sub-packages): the game's spec gathers its pieces and none of
+  them imports it back (they are handed it as an argument).
 - ``sim`` never imports ``analysis`` or ``cli``: the engine is below the analysis.
 - The shared modules of ``sim`` and ``analysis``, and ``cli.py``, never import a game's package
   (``sim/<game>/``, ``analysis/<game>/``): a game is reached through the registry
@@ -18,6 +21,10 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
+
+from sim.games import game_names
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -143,14 +150,28 @@ def test_the_graph_is_read():
     assert loops({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def described(graph: dict[str, set[str]], found: list[list[str]]) -> str:
+    """Each loop in words: its modules, then which of them imports which."""
+    return "\n".join(
+        " -> ".join(c) + ": " + "; ".join(f"{a} imports {b}" for a in c for b in graph[a] if b in c)
+        for c in found
+    )
+
+
 def test_shared_modules_form_no_import_loop():
     graph = {m: {t for t in ts if shared(t)} for m, ts in EDGES.items() if shared(m)}
     found = loops(graph)
-    words = [
-        " -> ".join(c) + ": " + "; ".join(f"{a} imports {b}" for a in c for b in graph[a] if b in c)
-        for c in found
-    ]
-    assert not found, "import loops among the shared modules:\n" + "\n".join(words)
+    assert not found, "import loops among the shared modules:\n" + described(graph, found)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_game_package_forms_no_import_loop(game):
+    assert f"sim.{game}" in GAME_PACKAGES, f"the registered game {game} has no package sim/{game}/"
+    for pkg in (f"sim.{game}", f"analysis.{game}"):
+        inside = {m for m in EDGES if m == pkg or m.startswith(pkg + ".")}
+        graph = {m: EDGES[m] & inside for m in inside}
+        found = loops(graph)
+        assert not found, f"import loops inside {pkg}:\n" + described(graph, found)
 
 
 def test_sim_never_imports_analysis_or_the_cli():

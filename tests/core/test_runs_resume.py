@@ -17,7 +17,7 @@ from runs_util import (
     wait_for_chunks,
 )
 
-from sim.results import RunDir
+from sim.rundir import RunDir
 from sim.runner import stream_run
 
 GAMES, CHUNK, SEED = 12_000, 200, 77

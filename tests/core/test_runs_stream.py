@@ -11,7 +11,8 @@ from runs_util import assert_same_run, manifest, run_cli, tables
 
 import sim
 from sim.chunks import ChunkError
-from sim.results import RunDir, RunDirError, from_ranges, part_name, to_ranges
+from sim.files import RunDirError
+from sim.rundir import RunDir, from_ranges, part_name, to_ranges
 from sim.runner import resume_run, stream_run
 
 SEATS = "greedy,hold:patience=2,random+rebuy=never"

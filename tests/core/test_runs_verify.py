@@ -17,11 +17,12 @@ import polars as pl
 import pytest
 from runs_util import assert_same_run, manifest, run_cli
 
-import sim.results as results
+import sim.files as files
 from analysis import AnalysisError, load_run
 from analysis.io import DamagedRunWarning
 from sim.chunks import ChunkError
-from sim.results import RunDir, RunDirError
+from sim.files import RunDirError
+from sim.rundir import RunDir, base_manifest
 from sim.runner import resume_run, stream_run
 from sim.setup import MAX_GAMES
 
@@ -69,7 +70,7 @@ def test_the_manifest_lists_every_part_with_rows_size_and_checksum(ref):
     f = e["files"]["seats"]
     p = ref / "seats.parquet" / "part-00002.parquet"
     assert f["rows"] == 150 and f["bytes"] == p.stat().st_size
-    assert f["sha256"] == results.file_digest(p)
+    assert f["sha256"] == files.file_digest(p)
     assert RunDir.read(ref).inspect(full=True) == []
 
 
@@ -169,14 +170,14 @@ def test_full_verification_names_foreign_games_in_a_pre_checksum_run(tmp_path, r
 def test_a_chunk_is_never_half_visible(tmp_path, monkeypatch, ref):
     """A failure between writing a chunk's games part and its seats part leaves neither."""
     d = tmp_path / "r"
-    real = results._write_tmp
+    real = files.write_tmp
 
     def flaky(tmp_dir, dest, data):
         if (dest.parent.name, dest.name) == ("seats.parquet", "part-00003.parquet"):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(tmp_dir, dest, data)
 
-    monkeypatch.setattr(results, "_write_tmp", flaky)
+    monkeypatch.setattr(files, "write_tmp", flaky)
     with pytest.raises(ChunkError, match=r"No space left on device\); the run stopped"):
         _run(d)
     monkeypatch.undo()
@@ -194,7 +195,7 @@ def test_a_full_disk_mid_run_stops_with_one_sentence_and_resumes(
     tmp_path, monkeypatch, ref, capsys
 ):
     d = tmp_path / "r"
-    real = results._write_tmp
+    real = files.write_tmp
     n = []
 
     def full(tmp_dir, dest, data):
@@ -203,7 +204,7 @@ def test_a_full_disk_mid_run_stops_with_one_sentence_and_resumes(
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(tmp_dir, dest, data)
 
-    monkeypatch.setattr(results, "_write_tmp", full)
+    monkeypatch.setattr(files, "write_tmp", full)
     code, out, err = run_cli(
         capsys, "simulate", "--seats", SEATS, "--games", GAMES, "--seed", SEED,
         "--chunk-size", CHUNK, "--out", d,
@@ -248,7 +249,7 @@ def test_games_are_bounded_and_chunks_are_lazy(capsys):
         code, _, err = run_cli(capsys, "simulate", "--games", n)
         assert code == 2 and "at most 10^12" in err and len(err.strip().splitlines()) == 1
     m = {
-        **results.base_manifest(
+        **base_manifest(
             __import__("sim").games.get_game("loba"),
             __import__("sim").make_rules("pagat"),
             ["greedy", "greedy"],

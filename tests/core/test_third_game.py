@@ -29,29 +29,17 @@ ROOT = Path(__file__).parents[2]
 TOY = "toy=examples.toy.spec"
 
 
-def _game_choices(mod) -> list[str]:
-    opt = next(p for p in mod.cli.commands["simulate"].params if p.name == "game")
-    return list(opt.type.choices)
-
-
 @pytest.fixture(scope="module")
 def cli():
-    """The CLI module with the toy registered by ``LOBA_GAMES`` before it was imported (the
-    ``--game`` choices are built at import: a CLI imported earlier in the session is reloaded,
-    and reloaded again without the toy afterwards)."""
+    """The CLI module with the toy registered by ``LOBA_GAMES`` (read whenever ``--game`` is
+    checked: a CLI imported earlier in the session sees it too)."""
     mp = pytest.MonkeyPatch()
     mp.syspath_prepend(str(ROOT))  # examples/ is not an installed package
     path = os.environ.get("PYTHONPATH")
     mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), path])))  # (Dask workers)
     mp.setenv("LOBA_GAMES", TOY)
-    mod = importlib.import_module("cli")
-    reloaded = "toy" not in _game_choices(mod)
-    if reloaded:
-        mod = importlib.reload(mod)
-    yield mod
+    yield importlib.import_module("cli")
     mp.undo()
-    if reloaded:
-        importlib.reload(mod)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """[A11]/[A12] The take rule: a seat may take the discard exactly when some legal sequence of this
 turn's plays puts a card of that identity on the table.
 
-``sim.loba.takes.take_allowed`` is compared with the oracle's search over every sequence of
+The engine's answer (``sim.loba.options.take_ok``: its cheap necessary test, then the search
+``sim.loba.takes.can_place``) is compared with the oracle's search over every sequence of
 plays (:func:`sim.loba.oracle.take_witness`: new melds of any size, lay-offs, joker lay-offs,
 [A22] joker jumps; [A20], [A26] and ``discard_take`` as the rule set says) on generated cases
 for every preset and knob variant (``tests/take_bruteforce.py``, which runs the same comparison
