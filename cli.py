@@ -727,6 +727,17 @@ def tune_cmd(policy, against, params, games, trials, seed, game, preset, sets, p
         click.echo(f"wrote {out_dir} ({', '.join(T.STUDY_FILES)})", err=True)
 
 
+@cli.command("warm", epilog=examples("loba warm", "loba warm --game moon"))
+@O.game_option
+def warm_cmd(game):
+    """Compile every game's kernel and every built-in policy into the kernel cache now (the
+    README's install command runs it), so that no later command waits for a compile."""
+    from sim.runner import warm
+
+    C.announce_compile(game)
+    warm(game, click.echo)
+
+
 for _spec in all_games():  # each game's own commands (GameSpec.commands)
     for _ref in _spec.commands:
         cli.add_command(load_ref(_ref))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -362,3 +363,26 @@ def resume_run(
         workers,
         threads,
     )
+
+
+def warm(game=None, report: Callable[[str], None] | None = None) -> list[tuple[str, str, float]]:
+    """Compile every built-in policy and add-on rule of ``game`` (None: of every registered
+    game), with the game's kernel, into the on-disk kernel cache (:mod:`sim.jit`), by playing
+    one game of each at the game's usual table: later processes load them instead of compiling.
+    ``report(line)`` is told each as it is done. Returns (game, seat, seconds) per seating."""
+    from .games import game_names, get_game
+
+    done = []
+    for spec in [get_game(game)] if game is not None else [get_game(g) for g in game_names()]:
+        players = len(spec.default_seats.split(","))
+        seats = list(spec.policies)
+        first = seats[0]
+        for kind, (registry, _default) in spec.addons.items():
+            seats += [f"{first}+{kind}={name}" for name, r in registry.items() if r.load is None]
+        for seat in seats:
+            t = time.perf_counter()
+            simulate(None, [seat] * players, games=1, game=spec.name, threads=1)
+            done.append((spec.name, seat, time.perf_counter() - t))
+            if report is not None:
+                report(f"{spec.name} {seat}: ready in {done[-1][2]:.1f} s")
+    return done

@@ -215,3 +215,18 @@ def test_rules_policies_and_tables_list_the_toys_own(cli):
     assert "last_trick" in invoke(cli, "rules", "--game", "toy")
     assert "lead_high=1 (0..1)" in invoke(cli, "policies", "--game", "toy")
     assert "lead_wins" in invoke(cli, "tables", "--game", "toy")
+
+
+def test_warm_plays_every_policy_and_add_on_rule_once(cli, toy):
+    """``loba warm --game toy``: one game per built-in policy (and add-on rule), each named."""
+    r = CliRunner().invoke(cli.cli, ["warm", "--game", "toy"])
+    assert r.exit_code == 0, (r.output, r.exception)
+    out = r.stdout  # (a cold cache's compile notice is on stderr)
+    expected = set(toy.policies) | {
+        f"{next(iter(toy.policies))}+{kind}={name}"
+        for kind, (reg, _default) in toy.addons.items()
+        for name, rule in reg.items()
+        if rule.load is None
+    }
+    assert {line.split(":")[0].split(" ", 1)[1] for line in out.splitlines()} == expected
+    assert all(line.startswith("toy ") and "ready in" in line for line in out.splitlines())
