@@ -28,7 +28,7 @@ __getattr__ = lazy_names(
     __name__,
     {
         "for_game": ".bygame",
-        "compare": ".compare",
+        "compare": ".comparison",
         "AnalysisError": ".errors",
         "IncompleteRunWarning": ".io",
         "Run": ".io",
@@ -84,7 +84,7 @@ def compare_runs(paths, labels=None, baseline=None):
     """:func:`compare` of run directories (the runs' game's metrics, with the detail table's
     figures when every run has it); needs at least two variants (rules ids, seatings or
     labels)."""
-    from .compare import compare
+    from .comparison import compare
     from .errors import AnalysisError
     from .io import load_runs
 

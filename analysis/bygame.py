@@ -4,7 +4,7 @@ A game's analysis (its metrics, report sections and findings, sweep columns and 
 and the paired experiments it offers) is one :class:`GameAnalysis` in the game's own analysis
 package; the game's spec names it (``GameSpec.analysis``, ``"module:NAME"``, e.g.
 ``"analysis.loba.registration:ANALYSIS"``), and :func:`for_game` imports it on first use.
-:func:`analysis.compare.compare`, the sweep, the report and ``summarize`` look a run's game up
+:func:`analysis.comparison.compare`, the sweep, the report and ``summarize`` look a run's game up
 here; nothing else asks which game it is for its metrics, and no shared module names a game.
 """
 

@@ -16,7 +16,7 @@ measures, for every figure ``loba summarize`` gives an interval (the game's key 
   expected to be 1: an exact interval is conservative, and a figure no run saw has no spread).
 
 Then the A/A test: every pair of runs is compared as ``loba compare`` compares two runs of
-different seeds (:func:`analysis.compare.correct`: unpaired differences, Holm's correction
+different seeds (:func:`analysis.comparison.correct`: unpaired differences, Holm's correction
 over the table's metrics), although both played the same rules: ``aa_raw`` is the share of
 single comparisons with p < 0.05 (about 5% when honest), ``aa_familywise`` the share of pairs in
 which *any* verdict said "higher" or "lower" after the correction (at most 5%).
@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from .bygame import analysis_of
-from .compare import correct, variant_sums
+from .comparison import correct, variant_sums
 from .estimate import EXACT, diff_unpaired
 from .stats import LEVEL
 

@@ -290,12 +290,12 @@ def paths_in_fields(paths, fields, labels=None) -> tuple[list, list | None]:
 
 
 def compare_fields(rs, fields=None, baseline: str | None = None) -> pl.DataFrame:
-    """:func:`analysis.compare.compare` within each field of the runs (the same rules in
+    """:func:`analysis.comparison.compare` within each field of the runs (the same rules in
     every field; the baseline is the first field's first rules, or ``baseline``, a rules id),
     stacked with ``field`` and ``rules`` columns and the verdict across skill of every
     difference against the first field (:func:`add_across` on ``diff``, ``diff_low``,
     ``diff_high``). Needs two fields with at least two rule sets each."""
-    from .compare import compare
+    from .comparison import compare
     from .io import canonical_id
 
     groups = {f: vs for f, vs in fields_of_runs(rs, fields).items() if len(vs) >= 2}

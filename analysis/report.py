@@ -29,7 +29,7 @@ from sim import fmt
 
 from . import words
 from .bygame import analysis_of, no_experiment
-from .compare import compare
+from .comparison import compare
 from .errors import AnalysisError
 from .io import RunSet, load_runs
 
@@ -326,7 +326,7 @@ def section(title: str, table: dict | None, note: str = "") -> dict:
 def _with_family(cmp: pl.DataFrame | None, tests: pl.DataFrame) -> pl.DataFrame | None:
     """``cmp`` whose differences carry the report family's adjusted p-values, and verdicts
     read from them (:func:`analysis.estimate.verdict`)."""
-    from .compare import FAMILY_VERDICTS
+    from .comparison import FAMILY_VERDICTS
     from .estimate import verdict
 
     if cmp is None:

@@ -23,7 +23,7 @@ row. ``OUT/summary.csv`` (and ``.json``) hold one row per cell; ``OUT/sweep.png`
 (:func:`analysis.plots.sweep_plots`).
 
 Because every cell plays the same games, each cell is also compared with the first cell (the
-``baseline`` column) game by game (:func:`analysis.compare.compare`): for every metric ``M`` of
+``baseline`` column) game by game (:func:`analysis.comparison.compare`): for every metric ``M`` of
 the summary, ``M_diff`` with its paired 95% interval ``M_diff_low``/``M_diff_high`` and, beside
 it, the unpaired interval ``M_unpaired_low``/``M_unpaired_high`` that two independent runs would
 give.
@@ -186,7 +186,7 @@ def cell_differences(
     and the verdict read from the adjusted one (columns ``M_diff``, ``M_diff_low``,
     ``M_diff_high``, ``M_unpaired_low``, ``M_unpaired_high``, ``M_paired``, ``M_p``,
     ``M_p_adjusted``, ``M_verdict``; empty for the first cell)."""
-    from .compare import FAMILY_VERDICTS, compare, correct
+    from .comparison import FAMILY_VERDICTS, compare, correct
 
     def tag(x, name):
         return x.lazy().with_columns(pl.lit(name).alias("variant"))

@@ -2,7 +2,7 @@
 game shares (intervals, the tests of equal seats or positions, the skill gap, differences from
 a baseline). A game's own findings are in its analysis package (its ``words`` module).
 
-Every function takes tidy tables (:mod:`analysis.compare`, a game's metrics) and returns plain
+Every function takes tidy tables (:mod:`analysis.comparison`, a game's metrics) and returns plain
 strings (no markup). Numbers go through :mod:`sim.fmt`, the formatter the tables use.
 
 Where the report states many tests at once it passes their Holm-adjusted
@@ -123,7 +123,7 @@ def compare_sentences(
     "higher"/"lower" follows the corrected p-value (``p_adjusted``: Holm over the table's
     differences, or over a report's family of ``family`` tests); a difference below 0.05 only
     on its own is worded as not detectable after correction."""
-    from .compare import FAMILY_VERDICTS
+    from .comparison import FAMILY_VERDICTS
     from .estimate import SAME
 
     if metrics is None:

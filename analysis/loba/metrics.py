@@ -592,7 +592,7 @@ def figures(policies=()) -> list[Figure]:
 
 def per_game(games, seats) -> pl.DataFrame:
     """Each game's share of every key metric, so that runs of the same seeds can be compared
-    game by game (:func:`analysis.compare.compare`): one row per game (``variant``, ``run``,
+    game by game (:func:`analysis.comparison.compare`): one row per game (``variant``, ``run``,
     ``seed``, ``game``) and, for each figure of :func:`figures`, ``"<metric>|y"`` and
     ``"<metric>|x"`` with ``value = sum(y) / sum(x)`` over a variant's games."""
     return collect(_per_game(games, seats))

@@ -469,7 +469,7 @@ def figures(hands: bool = False) -> list[Figure]:
 
 def per_game(games, seats, hands=None) -> pl.DataFrame:
     """Each game's share of every figure of :func:`moon_metrics`, so that runs of the same
-    seeds can be compared game by game (:func:`analysis.compare.compare`), in the format of
+    seeds can be compared game by game (:func:`analysis.comparison.compare`), in the format of
     :func:`analysis.loba.metrics.per_game`: one row per game and ``"<metric>|y"`` / ``"<metric>|x"``
     with ``value = sum(y) / sum(x)`` over a variant's games (:func:`figures`)."""
     figs = figures(hands is not None)

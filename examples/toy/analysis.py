@@ -97,7 +97,8 @@ def _n_seats(games) -> int:
 
 
 def per_game(games, seats, hands=None) -> pl.DataFrame:
-    """Each game's ``"<metric>|y"``/``"<metric>|x"`` columns (pairing, :mod:`analysis.compare`)."""
+    """Each game's ``"<metric>|y"``/``"<metric>|x"`` columns (paired by
+    :mod:`analysis.comparison`)."""
     figs = figures(_n_seats(games), hands is not None)
     cols = per_game_columns(figs)
     return collect(_counts(games, seats, hands).select("variant", "run", "seed", "game", *cols))

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from scipy import stats as st
 
-from analysis.compare import compare
+from analysis.comparison import compare
 from analysis.estimate import EXACT, estimate, sums_from_arrays
 from analysis.loba import metrics as M
 from analysis.stats import newcombe_diff, t_ci, welch_diff

@@ -18,7 +18,7 @@ from scipy import stats as st
 
 from analysis import estimate as E
 from analysis import metrics as SM
-from analysis.compare import compare
+from analysis.comparison import compare
 from analysis.loba import metrics as M
 from analysis.stats import adjust_pvalues
 
