@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from .chunks import ChunkJob, Sink, cpu_count, play_chunk, stopped_by, warm
-from .games import all_games
+from .games import game_names, get_game
 
 CONNECT_TIMEOUT = "20s"
 WORKER_WAIT_S = 60
@@ -39,12 +39,16 @@ class BackendError(ValueError):
     """A cluster that cannot be used for the run. One sentence."""
 
 
-@functools.lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """Hash of every source file of ``sim`` and every game's RULES_VERSION: equal means the
-    same engine."""
+    """Hash of every source file of ``sim`` and every registered game's RULES_VERSION (outside
+    games included, as registered now): equal means the same engine."""
+    return _fingerprint(tuple(game_names()))
+
+
+@functools.lru_cache(maxsize=4)
+def _fingerprint(names: tuple[str, ...]) -> str:
     root = Path(__file__).resolve().parent
-    versions = ",".join(f"{g.name}={g.rules.version}" for g in all_games())
+    versions = ",".join(f"{n}={get_game(n).rules.version}" for n in names)
     h = hashlib.sha1(f"rules-version={versions}".encode())
     for f in sorted(root.rglob("*.py")):
         h.update(str(f.relative_to(root)).encode())
