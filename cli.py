@@ -772,6 +772,8 @@ def advise_cmd(targets_file, target_texts, vary, game, preset, sets, seats, fiel
     plan = A.plan(list(target_texts), targets_file, list(vary), preset, sets, seats,
                   field_names, budget, seed, game, seconds_per_turn, threads)  # fmt: skip
     set_threads(threads)
+    if out_dir is None and overwrite:
+        C.no_effect("--overwrite", "without --out", "nothing is written.")
     resumed = A.prepare_out(plan, out_dir, overwrite) if out_dir is not None else False
     log(f"advise {plan.describe()}")
     if resumed:

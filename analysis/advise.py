@@ -25,11 +25,13 @@ default space) are searched with Optuna's TPE sampler, seeded, with each target 
 of the target's own width, so targets of different units weigh alike) minus, once every target
 is met, the smallest margin by which one is. Every candidate plays the same games (common random
 numbers: games 0.. of the seed, in every field), in rungs of 1/8, 1/4, 1/2 and all of a trial's
-games; after each rung a candidate whose 99% interval lies wholly outside any target, in any
-field, stops (racing). The budget (``--budget``, games played in all, search and verification)
-sets the games of a full trial (a sixteenth of three quarters of it, per field); the search
-stops when the next rung would pass its share, or when every candidate of a finite space has
-been played.
+games; after each rung a candidate whose 99% interval lies wholly outside a target, in any
+field, stops (racing) — a target that some candidate played in full has met: one that no
+candidate meets stops nobody, so the closest settings are measured in full. The budget
+(``--budget``, games played in all, search and verification) sets the games of a full trial
+(a sixteenth of three quarters of it, per field); the search stops when the next rung would
+pass its share, or when every candidate of a finite space has been played (the games it
+leaves go to the verification).
 
 **Verification.** The best distinct candidates (:data:`TOP`) play fresh games (games 0.. of a
 seed the search never used, :func:`analysis.tune.fresh_seed`), the rest of the budget shared
@@ -91,6 +93,7 @@ __all__ = [
     "advise",
     "assess",
     "catalog",
+    "check",
     "parse_target",
     "parse_targets",
     "plan",
@@ -806,6 +809,30 @@ def _rungs(games: int, rungs: int = RUNGS) -> list[int]:
     return out
 
 
+def _players(base, seats, fields, spt) -> tuple[dict[str, str], bool, Catalog]:
+    """The fields (name -> seat string; ``seats`` as one field named by its seats when no
+    ``fields``), whether fields were named, and the catalog of their targets (with the
+    ``games won by POLICY`` figures of the policies seated in every field: a seats table's
+    policy is the seat's label)."""
+    from sim.games import get_game
+    from sim.policies import parse_seats
+
+    from .field import default_players, field_seats, parse_fields
+
+    game = base.game
+    if fields is not None:
+        n = default_players(game)
+        fmap = {f: field_seats(f, n, game) for f in parse_fields(fields, game)}
+    else:
+        labels = [x.label for x in parse_seats(seats or get_game(game).default_seats, game=game)]
+        fmap = {",".join(labels): ",".join(labels)}
+    for text in fmap.values():
+        base.check_players(len(text.split(",")))
+    seated = [[x.label for x in parse_seats(t, game=game)] for t in fmap.values()]
+    policies = [q for q in dict.fromkeys(seated[0]) if all(q in f for f in seated)]
+    return fmap, fields is not None, catalog(game, policies, spt)
+
+
 def _whole(x, low: int, high: int, what: str) -> int:
     if isinstance(x, bool) or not isinstance(x, int | np.integer) or not low <= x <= high:
         raise AnalysisError(f"{what} must be a whole number from {low:,} to {high:,}, not {x}.")
@@ -835,10 +862,8 @@ def plan(
     ``sets``, ``seats``: as ``loba simulate``'s; ``fields``: field names (:mod:`analysis.field`)
     instead of ``seats``; ``budget``: games in all."""
     from sim.chunks import check_threads
-    from sim.policies import parse_seats
     from sim.setup import settings
 
-    from .field import default_players, field_seats, parse_fields
     from .tune import fresh_seed
 
     tf = read_targets_file(targets_file) if targets_file is not None else None
@@ -862,26 +887,7 @@ def plan(
         spt = tf.seconds_per_turn
     if spt is not None and (isinstance(spt, bool) or not 1 <= float(spt) <= 3600):
         raise AnalysisError(f"Seconds per turn must be a number from 1 to 3,600, not {spt}.")
-    if fields is not None:
-        names = parse_fields(fields, game)
-        n = default_players(game)
-        fmap = {f: field_seats(f, n, game) for f in names}
-        for f in fmap.values():
-            base.check_players(len(f.split(",")))
-        field_given = True
-    else:
-        from sim.games import get_game
-
-        text = s.seats or get_game(game).default_seats
-        labels = [x.label for x in parse_seats(text, game=game)]
-        base.check_players(len(labels))
-        fmap = {",".join(labels): ",".join(labels)}
-        field_given = False
-    # the policies seated in every field (a seats table's policy is the seat's label): their
-    # 'games won by POLICY' figures
-    seated = [[x.label for x in parse_seats(t, game=game)] for t in fmap.values()]
-    policies = [q for q in dict.fromkeys(seated[0]) if all(q in f for f in seated)]
-    cat = catalog(game, policies, spt)
+    fmap, field_given, cat = _players(base, s.seats, fields, spt)
     tlist = parse_targets(texts, cat)
     vtexts = list(vary or ()) or (tf.vary if tf else [])
     from .bygame import for_game
@@ -1402,6 +1408,7 @@ def run_advise(
     rows, trow = [], []
     measured: dict[str, Measured] = {}  # rules id -> its largest measurement in the search
     finished: set[str] = set()
+    reached: set[str] = set()  # targets some candidate played in full meets: raced on
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -1447,7 +1454,7 @@ def run_advise(
                 continue
             before = store.played
             m = None
-            state = "complete"
+            state, note = "complete", ""
             for k, n in enumerate(p.rungs):
                 need = sum(store.missing(store.key(rules.id, s, p.seed), n)
                            for s in p.fields.values())  # fmt: skip
@@ -1458,8 +1465,10 @@ def run_advise(
                 m = measure(p, store, values, rules, p.seed, n, RACE_LEVEL)
                 if progress is not None:
                     progress(store.played, p.budget)
-                if k < len(p.rungs) - 1 and any(m.status(t) == NOT_MET for t in targets):
+                out_of = [t for t in targets if t.text in reached and m.status(t) == NOT_MET]
+                if k < len(p.rungs) - 1 and out_of:
                     state = "stopped"
+                    note = f"outside {out_of[0].text}"
                     break
             if m is None:
                 study.tell(trial, state=TrialState.FAIL)
@@ -1471,6 +1480,8 @@ def run_advise(
                 break
             if state in ("complete", "stopped"):
                 finished.add(rules.id)
+            if state == "complete":  # the targets a candidate played in full has met
+                reached.update(t.text for t in targets if m.worst(t)["distance"] == 0)
             prev = measured.get(rules.id)
             if prev is None or m.games >= prev.games:
                 measured[rules.id] = m
@@ -1485,7 +1496,7 @@ def run_advise(
             played = store.played - before
             idle = idle + 1 if played == 0 else 0
             row.update(state=state, rules_id=rules.id, games=m.games, played=played,
-                       objective=obj, note="")  # fmt: skip
+                       objective=obj, note=note)  # fmt: skip
             row["met"] = sum(m.status(t) == MET for t in targets)
             rows.append(row)
             for f, res in m.by_field.items():
@@ -1571,7 +1582,9 @@ def front_plot(res: AdviceResult):
 
     p = res.plan
     ts = p.targets
-    miss = [t for t in ts if res.best.status(t) != MET] or ts[:1]
+    order = {NOT_MET: 0, UNDECIDED: 1, MET: 2}
+    miss = sorted([t for t in ts if res.best.status(t) != MET],
+                  key=lambda t: order[res.best.status(t)]) or ts[:1]  # fmt: skip
     pairs = []
     for a in miss:
         for b in ts:
@@ -1689,3 +1702,47 @@ def advise(
     if out is not None:
         res.write(out)
     return res
+
+
+def check(
+    targets=(),
+    rules=None,
+    seats=None,
+    fields=None,
+    games: int = 20_000,
+    seed: int = 424_242,
+    game=None,
+    seconds_per_turn: float | None = None,
+    targets_file=None,
+    threads: int | None = None,
+) -> pl.DataFrame:
+    """An independent re-simulation: ``rules`` (e.g. an advise's ``OUT/advised.toml``) played
+    on ``games`` games of ``seed`` (take one the advise never used: its search plays the seed
+    it was given, its verification :func:`analysis.tune.fresh_seed` of it) in each field, and
+    every target measured on them with its 95% interval and judged as the verification judges
+    (:func:`assess`): one row per field and target (``field, target, value, low, high,
+    status, confidence, games``)."""
+    from sim.runner import simulate
+    from sim.setup import settings
+
+    tf = read_targets_file(targets_file) if targets_file is not None else None
+    texts = [*(tf.targets if tf else []), *list(targets or ())]
+    s = settings(rules, (), seats if fields is None else None, game)
+    spt = seconds_per_turn
+    if spt is None and tf is not None:
+        spt = tf.seconds_per_turn
+    fmap, _, cat = _players(s.rules, s.seats, fields, spt)
+    tlist = parse_targets(texts, cat)
+    games = _whole(games, 2, 10**9, "The games of a check")
+    seed = _whole(seed, 0, 2**63 - 1, "The seed")
+    metrics = list({t.metric.name: t.metric for t in tlist}.values())
+    rows = []
+    for f, text in fmap.items():
+        res = simulate(s.rules, text, games=games, seed=seed, threads=threads)
+        data = cat.evaluate(res.games, res.seats, metrics)
+        for t in tlist:
+            d = assess(t, data, LEVEL)
+            rows.append({"field": f, "target": t.text, "value": d["value"], "low": d["low"],
+                         "high": d["high"], "status": d["status"],
+                         "confidence": d["confidence"], "games": d["games"]})  # fmt: skip
+    return _frame(rows)
