@@ -481,73 +481,122 @@ def parse_targets(texts, cat: Catalog) -> list[Target]:
 
 
 # ---------------------------------------------------------------------------- measuring
-def _se_from(lo, hi, level: float) -> float | None:
-    if lo is None or hi is None:
-        return None
-    from scipy import stats as st
-
-    return (hi - lo) / (2 * float(st.norm.ppf(0.5 + level / 2)))
-
-
-def assess(target: Target, data: pl.DataFrame, level: float = LEVEL) -> dict:
-    """``target`` measured on ``data`` (one row per game, :meth:`Catalog.evaluate`'s columns):
-    ``value, low, high, se, method, games, status, distance, margin, confidence`` in the
-    target's units; ``status`` read from the ``level`` interval (:meth:`Target.judge`)."""
-    from scipy import stats as st
-
+def _measurer(target: Target, data: pl.DataFrame) -> Callable[[float], dict]:
+    """``at(level)``: the target's measure on ``data`` with its interval at ``level`` (``value,
+    low, high, method, games`` in the target's units; an end None where there is none)."""
     m = target.metric
     n = data.height
-    out = {"value": math.nan, "low": None, "high": None, "se": None, "method": "", "games": n}
+    base = {"value": math.nan, "low": None, "high": None, "method": "", "games": n}
     if m.spread:
         g = data[f"{m.name}|g"].to_numpy()
         k = int(data["n_players"].max() or 0) if n else 0
         counts = np.bincount(g[g >= 0], minlength=k)[:k] if k else []
-        r = spread_row(None, m.name, counts, [f"#{q}" for q in range(k)], level)
-        s = m.scale
-        out.update(value=r["value"] * s, method="simultaneous intervals by game")
-        if r["ci_low"] is not None:
-            out.update(low=r["ci_low"] * s, high=r["ci_high"] * s)
-            out["se"] = _se_from(out["low"], out["high"], level)
-    else:
-        y = data[f"{m.name}|y"].to_numpy().astype(float)
-        x = data[f"{m.name}|x"].to_numpy().astype(float)
-        f = m.figure
-        if target.func is None:
-            e = estimate(sums_from_arrays(y, x), f.kind, f.counts, level)
+        labels = [f"#{q}" for q in range(k)]
+
+        def at(level):
+            r = spread_row(None, m.name, counts, labels, level)
             s = m.scale
-            out.update(value=e["value"] * s, method=e["method"], games=e["n"])
+            out = {**base, "value": r["value"] * s, "method": "simultaneous intervals by game"}
+            if r["ci_low"] is not None:
+                out.update(low=r["ci_low"] * s, high=r["ci_high"] * s)
+            return out
+
+        return at
+    y = data[f"{m.name}|y"].to_numpy().astype(float)
+    x = data[f"{m.name}|x"].to_numpy().astype(float)
+    f = m.figure
+    if target.func is None:
+        sums = sums_from_arrays(y, x)
+
+        def at(level):
+            e = estimate(sums, f.kind, f.counts, level)
+            s = m.scale
+            out = {**base, "value": e["value"] * s, "method": e["method"], "games": e["n"]}
             if e["ci_low"] is not None:
-                out.update(low=e["ci_low"] * s, high=e["ci_high"] * s, se=e["se"] * s)
-            elif e["se"] == 0.0:
-                out["se"] = 0.0
+                out.update(low=e["ci_low"] * s, high=e["ci_high"] * s)
+            return out
+
+        return at
+    ok = np.isfinite(y) & np.isfinite(x) & (x > 0)
+    v = np.sort(y[ok] / x[ok] * m.scale)
+    base["games"] = int(v.size)
+    if target.func == "share":
+        op, lo, hi = target.cond
+        hit = np.ones(v.size, bool)
+        if lo is not None:
+            hit &= (v > lo) if op == ">" else (v >= lo)
+        if hi is not None:
+            hit &= (v < hi) if op == "<" else (v <= hi)
+        sums = sums_from_arrays(hit, np.ones(v.size))
+
+        def at(level):
+            e = estimate(sums, "share", True, level)
+            return {**base, "value": e["value"], "low": e["ci_low"], "high": e["ci_high"],
+                    "method": e["method"]}  # fmt: skip
+
+        return at
+
+    def at(level):
+        return {**base, **_quantile(v, target.q, level)} if v.size else dict(base)
+
+    return at
+
+
+def _confidence(target: Target, at: Callable[[float], dict], value: float) -> float:
+    """1 - the one-sided p-value of "the target is not met": the level ``L`` at which the
+    measure's two-sided interval just reaches the bound gives ``(1 + L) / 2`` (the estimate
+    inside) or ``(1 - L) / 2`` (outside); for a range, the smaller of its two sides. Found by
+    bisection on the same interval the verdict reads, so "met" (95% interval inside) is a
+    confidence of at least 97.5%."""
+    if not math.isfinite(value):
+        return math.nan
+
+    def side(bound: float, upper: bool) -> float:
+        inside = value <= bound if upper else value >= bound
+        end = "high" if upper == inside else "low"
+
+        def reaches(level):  # the end has moved past the bound at this level
+            e = at(level)[end]
+            if e is None:  # no end there: unbounded
+                return True
+            return (e > bound) if end == "high" else (e < bound)
+
+        probe = at(0.5)
+        if probe["low"] is None and probe["high"] is None:  # no interval: the value is exact
+            return 1.0 if inside else 0.0
+
+        if reaches(1e-6):
+            lv = 0.0
+        elif not reaches(0.99999):
+            return 1.0 if inside else 0.0
         else:
-            ok = np.isfinite(y) & np.isfinite(x) & (x > 0)
-            v = y[ok] / x[ok] * m.scale
-            out["games"] = int(v.size)
-            if target.func == "share":
-                op, lo, hi = target.cond
-                hit = np.ones(v.size, bool)
-                if lo is not None:
-                    hit &= (v > lo) if op == ">" else (v >= lo)
-                if hi is not None:
-                    hit &= (v < hi) if op == "<" else (v <= hi)
-                e = estimate(sums_from_arrays(hit, np.ones(v.size)), "share", True, level)
-                out.update(value=e["value"], method=e["method"], se=e["se"])
-                if e["ci_low"] is not None:
-                    out.update(low=e["ci_low"], high=e["ci_high"])
-            elif v.size:
-                out.update(_quantile(np.sort(v), target.q, level))
+            lo, hi = 1e-6, 0.99999
+            for _ in range(22):
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if reaches(mid) else (mid, hi)
+            lv = (lo + hi) / 2
+        return (1 + lv) / 2 if inside else (1 - lv) / 2
+
+    sides = []
+    if target.high is not None:
+        sides.append(side(target.high, True))
+    if target.low is not None:
+        sides.append(side(target.low, False))
+    return min(sides)
+
+
+def assess(target: Target, data: pl.DataFrame, level: float = LEVEL,
+           confidence: bool = True) -> dict:  # fmt: skip
+    """``target`` measured on ``data`` (one row per game, :meth:`Catalog.evaluate`'s columns):
+    ``value, low, high, method, games, status, distance, margin, confidence`` in the target's
+    units; ``status`` read from the ``level`` interval (:meth:`Target.judge`), ``confidence``
+    (:func:`_confidence`; None unless asked)."""
+    at = _measurer(target, data)
+    out = at(level)
     out["status"] = target.judge(out["value"], out["low"], out["high"])
     out["distance"] = target.distance(out["value"])
     out["margin"] = target.margin(out["value"])
-    se = out["se"]
-    if not math.isfinite(out["value"]):
-        conf = math.nan
-    elif se is None or se == 0:
-        conf = 1.0 if out["margin"] >= 0 else 0.0
-    else:
-        conf = float(st.norm.cdf(out["margin"] / se))
-    out["confidence"] = conf
+    out["confidence"] = _confidence(target, at, out["value"]) if confidence else None
     return out
 
 
@@ -564,9 +613,7 @@ def _quantile(v: np.ndarray, q: float, level: float) -> dict:
     hi_k = int(st.binom.ppf(1 - a / 2, n, q)) + 1
     low = float(v[lo_k - 1]) if lo_k >= 1 else None
     high = float(v[hi_k - 1]) if hi_k <= n else None
-    out = {"value": value, "low": low, "high": high, "method": "order statistics (exact)"}
-    out["se"] = _se_from(low, high, level)
-    return out
+    return {"value": value, "low": low, "high": high, "method": "order statistics (exact)"}
 
 
 # ---------------------------------------------------------------------------- knobs
@@ -1047,7 +1094,7 @@ def measure(p: AdvicePlan, store: GameStore, values: dict, rules, seed: int, n: 
     by = {}
     for f, seats in p.fields.items():
         data = store.get(rules, seats, seed, n)
-        by[f] = {t.text: assess(t, data, level) for t in p.targets}
+        by[f] = {t.text: assess(t, data, level, level == LEVEL) for t in p.targets}
     return Measured(values, rules.id, n, by)
 
 
@@ -1305,8 +1352,9 @@ def _fmt(x, unit) -> str:
         return fmt.NA
     if unit == "share":
         return fmt.number(float(x), 3)
-    s = fmt.number(float(x), 4)
-    return f"{s} pts" if unit == "pts" else s
+    if unit == "pts":  # percentage points: two decimals, signed
+        return f"{float(x):+.2f} pts"
+    return fmt.number(float(x), 4)
 
 
 def _interval(lo, hi, unit) -> str:
@@ -1314,8 +1362,8 @@ def _interval(lo, hi, unit) -> str:
 
     if lo is None and hi is None:
         return "none: exact"
-    a = fmt.NA if lo is None else _fmt(lo, unit).removesuffix(" pts")
-    b = fmt.NA if hi is None else _fmt(hi, unit).removesuffix(" pts")
+    a = fmt.NA if lo is None else _fmt(lo, unit).removesuffix(" pts").lstrip("+")
+    b = fmt.NA if hi is None else _fmt(hi, unit).removesuffix(" pts").lstrip("+")
     return f"[{a}, {b}]"
 
 
@@ -1352,8 +1400,9 @@ def _never(p: AdvicePlan, search: list[Measured]) -> list[str]:
 
     def say(text, tried):
         if len(tried) >= 2 and all(m.status(t) == NOT_MET for m in tried):
-            out.append(f"No setting with {text} meets the {t.metric.short} target"
-                       f" ({len(tried)} tried).")  # fmt: skip
+            line = f"No setting with {text} meets {t.text} ({len(tried)} tried)."
+            if line not in out:
+                out.append(line)
 
     for t in p.targets:
         ok = [m for m in search if m.status(t) == MET]
