@@ -1622,7 +1622,8 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
 def front_plot(res: AdviceResult):
     """The trade-off between targets that conflict: for up to three pairs (each target the
     closest setting misses, against each other target), every candidate of the search (its
-    estimate at the most games it played, the first field), the targets' bounds shaded, the
+    estimate at the most games it played; with fields, each target's worst field), the
+    targets' bounds shaded, the
     candidates no other beats on both shortfalls joined and labelled with their settings."""
     import matplotlib
 
@@ -1642,12 +1643,11 @@ def front_plot(res: AdviceResult):
     pairs = pairs[:3]
     if not pairs:
         return None
-    field0 = next(iter(p.fields))
     pts = [m for m in res.search if m.by_field]
     fig, axes = plt.subplots(1, len(pairs), figsize=(5.2 * len(pairs), 4.4), squeeze=False)
     for ax, (a, b) in zip(axes[0], pairs, strict=True):
-        xs = np.array([m.by_field[field0][a.text]["value"] for m in pts], float)
-        ys = np.array([m.by_field[field0][b.text]["value"] for m in pts], float)
+        xs = np.array([m.worst(a)["value"] for m in pts], float)
+        ys = np.array([m.worst(b)["value"] for m in pts], float)
         da = np.array([m.worst(a)["distance"] / a.width for m in pts])
         db = np.array([m.worst(b)["distance"] / b.width for m in pts])
         full = np.array([m.games >= p.trial_games for m in pts])
@@ -1665,15 +1665,24 @@ def front_plot(res: AdviceResult):
         front.sort(key=lambda i: xs[i])
         ax.plot(xs[front], ys[front], "-o", c="tab:red", ms=5, lw=1, label="trade-off front")
         for i in front[:8]:
-            ax.annotate(setting_text(pts[i].values), (xs[i], ys[i]), fontsize=6,
-                        xytext=(3, 3), textcoords="offset points")  # fmt: skip
+            label = " / ".join(_cell_text(v) for v in pts[i].values.values())
+            ax.annotate(label, (xs[i], ys[i]), fontsize=7, xytext=(4, 3),
+                        textcoords="offset points", annotation_clip=True)  # fmt: skip
         ax.set_xlabel(f"{a.words()} (target {_cond_text((a.op, a.low, a.high))})", fontsize=8)
         ax.set_ylabel(f"{b.words()} (target {_cond_text((b.op, b.low, b.high))})", fontsize=8)
         ax.legend(fontsize=7, loc="best")
-    title = "targets in conflict" + (f" ({field0} players)" if p.field_given else "")
-    fig.suptitle(f"{p.base.id}: {title}; green: where a target is met", fontsize=9)
+    title = "targets in conflict" + (" (each target in its worst field)" if p.field_given else "")
+    knobs = " / ".join(a.knob for a in p.axes)
+    fig.suptitle(f"{p.base.id}: {title}; green: where a target is met; red points labelled"
+                 f" {knobs}", fontsize=9)  # fmt: skip
     fig.tight_layout()
     return fig
+
+
+def _cell_text(v) -> str:
+    from sim.rules import fmt_value
+
+    return fmt_value(v)
 
 
 def _lims(v: np.ndarray, t: Target) -> tuple[float, float]:
