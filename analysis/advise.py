@@ -909,6 +909,7 @@ def plan(
     ``sets``, ``seats``: as ``loba simulate``'s; ``fields``: field names (:mod:`analysis.field`)
     instead of ``seats``; ``budget``: games in all."""
     from sim.chunks import check_threads
+    from sim.rules import parse_assignments
     from sim.setup import settings
 
     from .tune import fresh_seed
@@ -946,7 +947,7 @@ def plan(
             raise AnalysisError(
                 f"{cat.title} has no default knobs to search: name them with --vary KNOB=LO..HI."
             )
-        fixed = set(s.rules.overrides) if sets else set()
+        fixed = set(parse_assignments(sets))  # a knob --set fixes is not searched
         vtexts = [v for v in vtexts if v.split("=")[0] not in fixed]
     axes: list[Axis] = []
     for v in vtexts:
@@ -954,8 +955,6 @@ def plan(
         if any(b.knob == a.knob for b in axes):
             raise AnalysisError(f"Knob '{a.knob}' is varied twice; give it one --vary.")
         axes.append(a)
-    from sim.rules import parse_assignments
-
     for k in parse_assignments(sets):
         if any(a.knob == k for a in axes):
             raise AnalysisError(f"Knob '{k}' is both set (--set) and varied (--vary).")
@@ -1199,8 +1198,7 @@ class AdviceResult:
         undecided, which; or, when none meets every target, the closest and which target it
         misses by how much; then what no setting with a knob value achieves."""
         p, m = self.plan, self.best
-        changes = setting_text(m.values).replace(",", " and ")
-        play = f"{p.base.preset} with {changes}"
+        play = _play_text(p.base, m.values)
         fresh = f"on {self.verify_games:,} fresh games"
         if p.field_given:
             fresh += f" in each field ({', '.join(p.fields)})"
@@ -1343,6 +1341,17 @@ class AdviceResult:
             if fig is not None:
                 put("front.png", lambda t: fig.savefig(t, dpi=110, format="png"))
         return written
+
+
+def _play_text(base, values: dict) -> str:
+    """``pagat with elimination_score=85, max_rebuys=3 and one_turn_bonus=17``: the searched
+    knobs whose values differ from the base rules' (``as it is`` when none does)."""
+    changed = {k: v for k, v in values.items() if getattr(base, k) != v}
+    if not changed:
+        return f"{base.short_id} as it is"
+    parts = setting_text(changed).split(",")
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{base.short_id} with {text}"
 
 
 def _fmt(x, unit) -> str:
