@@ -738,6 +738,80 @@ def warm_cmd(game):
     warm(game, click.echo)
 
 
+@cli.command("advise", epilog=examples(
+    "loba advise --targets examples/advise/loba-evening.toml --budget 120000 --out advice/e",
+    "loba advise --target 'rounds_per_game in 8..12' --target 'comeback >= 0.15'"
+    " --vary elimination_score=81..201 --vary max_rebuys=0..2",
+    "loba advise --targets examples/advise/loba-evening.toml --field greedy,mixed,smart",
+    "loba advise --game moon --target 'hands_per_game in 6..10' --vary target=11..41",
+))  # fmt: skip
+@click.option("--targets", "targets_file", default=None, type=click.Path(dir_okay=False),
+              help="A TOML file: targets = [\"rounds_per_game in 8..12\", ...], optionally an"
+              " [advise] table (vary, seconds_per_turn) and house rules (game, preset, seats,"
+              " [knobs]: the base rules).")  # fmt: skip
+@click.option("--target", "target_texts", multiple=True, metavar="TARGET",
+              help="A target: METRIC in LO..HI, METRIC <= X, METRIC >= X,"
+              " share(METRIC in LO..HI) >= P or q90(METRIC) <= X; repeat for more"
+              " (docs/advise.md lists the metrics).")  # fmt: skip
+@click.option("--vary", "vary", multiple=True, metavar="KNOB=LO..HI|A,B,C", help="A knob to"
+              " search and its range or values; repeat for more (default: the targets file's,"
+              " else every knob of the game's default space).")  # fmt: skip
+@O.setup_options
+@O.field_option
+@click.option("--budget", default=200_000, show_default=True, type=int, help="Games to play in"
+              " all: the search and the fresh games verifying the best settings.")  # fmt: skip
+@O.seed_option("Seed of the search's games (every candidate plays the same) and its sampler.")
+@click.option("--seconds-per-turn", "seconds_per_turn", default=None, type=float,
+              help="Seconds a turn takes at the table, for 'minutes' (default: the targets"
+              " file's, else the game's: docs/advise.md).")  # fmt: skip
+@O.threads_option
+@O.out_options("Write the study (every trial, its seeds and games), the verification, the"
+               " answer (advice.txt/json), advised.toml and, when targets conflict, front.png;"
+               " the same command on the same --out resumes.", "a previous advise")
+@O.format_choice(("table", "json"), "A readable table and paragraph, or JSON.")
+@O.verbose_option
+def advise_cmd(targets_file, target_texts, vary, game, preset, sets, seats, field_names, budget,
+               seed, seconds_per_turn, threads, out_dir, overwrite, fmt):  # fmt: skip
+    """Search the house rules for a setting that meets TARGETS: Optuna on common random
+    numbers, candidates clearly outside a target stopped early, the best verified on fresh
+    games with 95% intervals; write the winner as a house-rules file (OUT/advised.toml).
+    """
+    from analysis import advise as A
+    from sim.chunks import set_threads
+
+    log = C.Verbose()
+    if targets_file is None and not target_texts:
+        raise click.UsageError("Give the targets: --targets FILE or --target TARGET.")
+    plan = A.plan(list(target_texts), targets_file, list(vary), preset, sets, seats,
+                  field_names, budget, seed, game, seconds_per_turn, threads)  # fmt: skip
+    set_threads(threads)
+    if out_dir is None and overwrite:
+        C.no_effect("--overwrite", "without --out", "nothing is written.")
+    resumed = A.prepare_out(plan, out_dir, overwrite) if out_dir is not None else False
+    log(f"advise {plan.describe()}")
+    if resumed:
+        click.echo(f"resuming the advise in {out_dir} (its games are read, not played again)",
+                   err=True)  # fmt: skip
+    C.announce_compile(plan.game)
+
+    def on_trial(row):
+        log(f"trial {row['trial']}: {row['setting']} {row['state']} after {row['games']:,}"
+            f" games a field")  # fmt: skip
+
+    try:
+        with C.ProgressBar("games") as bar:
+            res = A.run_advise(plan, out_dir, bar, on_trial)
+    except KeyboardInterrupt:
+        keep = f"the same command resumes it from {out_dir}" if out_dir else "nothing was kept"
+        click.echo(f"Interrupted; {keep}.", err=True)
+        raise click.exceptions.Exit(130) from None
+    log(f"advised in {log.lap():.2f} s ({res.simulated:,} games played by this command)")
+    C.emit(fmt, res.to_dict, res.study, res.text)
+    if out_dir is not None:
+        res.write(out_dir)
+        click.echo(f"wrote {out_dir} (advice.txt, advised.toml, study.csv, ...)", err=True)
+
+
 for _spec in all_games():  # each game's own commands (GameSpec.commands)
     for _ref in _spec.commands:
         cli.add_command(load_ref(_ref))

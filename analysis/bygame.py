@@ -76,6 +76,34 @@ class ReportExperiment:
 
 
 @dataclass(frozen=True)
+class TargetSpec:
+    """What a game offers the house-rules advisor (:mod:`analysis.advise`).
+
+    ``frame(games, seats)``: one row per game (``game`` and the columns the figures read);
+    ``figures(policies)``: every figure a target may name, over that frame (those ``loba
+    summarize`` prints from the games and seats tables, and the game's derived ones);
+    ``spreads``: spread name -> the per-game expression of the winner's group (seat or position
+    from a first player; null when the game is unfinished), whose best - worst win share is the
+    spread; ``names``: short target name -> figure or spread name; ``scale``: figure or spread
+    name -> factor from its value to the target's unit (100: a difference of shares in
+    percentage points); ``about``: derived figure -> what it is, in words; ``turns``: the
+    per-game expression ``minutes`` counts (``turn``: what one is, in words;
+    ``seconds_per_turn``: its default length); ``knobs``: the search space when none is named,
+    ``KNOB=LO..HI`` or ``KNOB=A,B,C`` (documented in docs/advise.md)."""
+
+    frame: Callable
+    figures: Callable
+    names: dict[str, str]
+    spreads: dict[str, pl.Expr] = field(default_factory=dict)
+    scale: dict[str, float] = field(default_factory=dict)
+    about: dict[str, str] = field(default_factory=dict)
+    turns: pl.Expr | None = None
+    turn: str = "turn"
+    seconds_per_turn: float = 10.0
+    knobs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GameAnalysis:
     """A game's analysis. ``key_metrics(games, seats, detail, level)``: its long metrics table
     (the columns of :func:`analysis.metrics.long_table`); ``per_game(games, seats, detail)``:
@@ -88,7 +116,8 @@ class GameAnalysis:
     (:class:`analysis.report.Sections`: findings, figures, the game's own tables, methods);
     ``report_experiment`` and ``sweep_experiment``: the game's experiments, if any;
     ``across_fields``: the report sets differences across fields of players
-    (:mod:`analysis.field`)."""
+    (:mod:`analysis.field`); ``targets``: what the house-rules advisor may target and search
+    (:class:`TargetSpec`; None: only what every game has)."""
 
     key_metrics: Callable
     per_game: Callable
@@ -101,6 +130,7 @@ class GameAnalysis:
     report_experiment: ReportExperiment | None = None
     sweep_experiment: SweepExperiment | None = None
     across_fields: bool = False
+    targets: TargetSpec | None = None
 
     def run_summary(self, game, games, seats, level: float = LEVEL) -> dict:
         """:func:`run_summary` (what :meth:`sim.game.GameSpec.run_intervals` calls)."""

@@ -12,7 +12,9 @@ may be given instead: a ``str`` ending in ``.toml`` or a :class:`pathlib.Path`. 
     elimination_score = 151
     score_floor = "none"          # an optional knob's none (TOML has no null)
 
-Knobs go under ``[knobs]`` only; any other key, a knob at the top level, a value of the wrong
+The same file may also hold what ``loba advise`` reads (a ``targets`` list and an ``[advise]``
+table, :mod:`analysis.advise`); the rules ignore them. Knobs go under ``[knobs]`` only; any
+other key, a knob at the top level, a value of the wrong
 kind or an unknown knob is refused in one sentence naming the file (:class:`HouseRulesError`).
 :func:`house_toml` writes such a file for any rule set (every knob, with its rule, default and
 allowed values as comments); loading it gives the same canonical rules id.
@@ -30,7 +32,7 @@ from .games import GameError, get_game
 from .policies import SeatError, parse_seats
 from .rules import RuleError, RuleSet, fmt_value
 
-KEYS = ("game", "preset", "label", "seats", "knobs")
+KEYS = ("game", "preset", "label", "seats", "knobs", "targets", "advise")
 
 
 class HouseRulesError(RuleError):
@@ -145,8 +147,8 @@ def load_house_rules(path, game=None) -> HouseRules:
             )
         if key not in KEYS:
             raise HouseRulesError(
-                f"{where} has an unknown key '{key}': the keys are game, preset, label, seats"
-                " and the [knobs] table."
+                f"{where} has an unknown key '{key}': the keys are game, preset, label, seats,"
+                " the [knobs] table, and targets and [advise] for 'loba advise'."
             )
     knobs = data.get("knobs", {})
     if not isinstance(knobs, dict):

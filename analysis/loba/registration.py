@@ -7,6 +7,7 @@ from ..bygame import GameAnalysis, Panel, ReportExperiment
 from ..stats import LEVEL
 from . import metrics as M
 from .sweep import REBUY_VALUE
+from .targets import TARGETS
 
 
 def _key_metrics(games, seats, detail=None, level: float = LEVEL):
@@ -72,4 +73,5 @@ ANALYSIS = GameAnalysis(
     report_experiment=ReportExperiment(_rebuy_experiment, "--experiment-games", "rebuys"),
     sweep_experiment=REBUY_VALUE,
     across_fields=True,
+    targets=TARGETS,
 )

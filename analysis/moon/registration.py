@@ -9,6 +9,7 @@ from .metrics import (
     moon_metrics,
     per_game,
 )
+from .targets import TARGETS
 
 
 def _report(rs, km, cmp):
@@ -47,4 +48,5 @@ ANALYSIS = GameAnalysis(
     ),
     report=_report,
     summary_figures=MN.summary_figures,
+    targets=TARGETS,
 )

@@ -61,6 +61,11 @@ BASE = {
         "games": ["--games", "2"],
         "resamples": ["--resamples", "20"],
     },
+    "advise": {
+        "target_texts": ["--target", "rounds_per_game in 8..12"],
+        "vary": ["--vary", "max_rebuys=0,1"],
+        "budget": ["--budget", "1707"],
+    },
     "tune": {
         "policy": ["hold"],
         "params": ["--param", "patience=0..3"],

@@ -1,0 +1,283 @@
+"""loba advise: targets parsed (and refused in one sentence), measured with the project's
+intervals, a search that is the same for the same seed, resumed after an interruption, an
+infeasible question answered with the target that fails and by how much, and the advised
+house rules played by 'loba simulate --rules'. Small budgets: the file runs in seconds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from runs_util import run_cli as run
+
+from analysis import advise as A
+from analysis.errors import AnalysisError
+
+TARGETS = ["rounds_per_game in 8..12", "comeback >= 0.15"]
+VARY = ["elimination_score=81..141", "max_rebuys=0..2"]
+BUDGET = 2400  # the least a one-field advise takes is 1,707 games
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return A.catalog("loba", ["greedy"])
+
+
+# ---------------------------------------------------------------------------- parsing
+@pytest.mark.parametrize(
+    "text, canonical, func",
+    [
+        ("rounds_per_game in 8..12", "rounds_per_game in 8..12", None),
+        ("  rounds per game   in 8 .. 12", "rounds_per_game in 8..12", None),
+        ("'rounds per game' in 8..12", "rounds_per_game in 8..12", None),
+        ("seat_spread <= 1.0", "seat_spread <= 1", None),
+        ("seat_spread < 1.0", "seat_spread <= 1", None),
+        ("comeback >= 0.15", "comeback >= 0.15", None),
+        ("win share of players who rebought > .15", "comeback >= 0.15", None),
+        ("one-turn bonus (share of played rounds) <= 0.05", "one_turn_bonus <= 0.05", None),
+        ("first_elimination >= 5", "first_elimination >= 5", None),
+        ("minutes in 30..45", "minutes in 30..45", None),
+        ("dealer_left_edge in -1..1", "dealer_left_edge in -1..1", None),
+        ("share(rounds_per_game in 8..12) >= 0.7", "share(rounds_per_game in 8..12) >= 0.7",
+         "share"),
+        ("share(minutes < 45) >= 0.9", "share(minutes < 45) >= 0.9", "share"),
+        ("q90(rounds_per_game) <= 15", "q90(rounds_per_game) <= 15", "quantile"),
+        ("median(turns_per_game) in 150..300", "q50(turns_per_game) in 150..300", "quantile"),
+    ],
+)  # fmt: skip
+def test_targets_parse_to_one_canonical_text(cat, text, canonical, func):
+    t = A.parse_target(text, cat)
+    assert t.text == canonical and t.func == func
+    assert A.parse_target(t.text, cat).text == canonical  # the canonical text parses back
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("round_per_game in 8..12", "Unknown metric 'round_per_game': Loba"),
+        ("rounds_per_game = 10", "never equals a number exactly"),
+        ("rounds_per_game in 12..8", "the low end of 12..8 is above the high end"),
+        ("rounds_per_game in 8-12", "is not a range LO..HI"),
+        ("rounds_per_game <= lots", "'lots' is not a number"),
+        ("rounds_per_game", "is not a target: write"),
+        ("", "A target is empty"),
+        ("share(rounds_per_game in 8..12) >= 1.5", "between 0 and 1, not 1.5"),
+        ("share(seat_spread <= 1) >= 0.5", "has no value of its own in each game"),
+        ("q0(rounds_per_game) <= 3", "a quantile is q1 to q99"),
+        ("share(rounds_per_game) >= 0.5", "share(...) takes a metric and a condition"),
+    ],
+)
+def test_bad_targets_are_refused_in_one_sentence(cat, text, needle):
+    with pytest.raises(AnalysisError) as e:
+        A.parse_target(text, cat)
+    msg = str(e.value)
+    assert needle in msg and msg.count("\n") == 0, msg
+
+
+def test_unknown_metric_lists_the_known_ones(cat):
+    with pytest.raises(AnalysisError) as e:
+        A.parse_target("fun >= 3", cat)
+    for name in ("rounds_per_game", "comeback", "seat_spread", "first_elimination", "minutes"):
+        assert name in str(e.value)
+    moon = A.catalog("moon")
+    for name in ("hands_per_game", "first_bidder_edge", "contracts_made"):
+        assert name in moon.short  # from Moon's registration, not from the shared module
+    with pytest.raises(AnalysisError, match="Three-Player Moon's targets are hands_per_game"):
+        A.parse_target("rounds_per_game in 8..12", moon)
+
+
+def test_the_same_target_twice_is_refused(cat):
+    with pytest.raises(AnalysisError, match="given twice"):
+        A.parse_targets(["comeback >= 0.15", "win share of players who rebought >= 0.15"], cat)
+    assert len(A.parse_targets(["comeback >= 0.15; seat_spread <= 1"], cat)) == 2
+
+
+def test_judging_reads_the_interval(cat):
+    t = A.parse_target("rounds_per_game in 8..12", cat)
+    assert t.judge(10, 9, 11) == A.MET
+    assert t.judge(13, 12.5, 13.5) == A.NOT_MET
+    assert t.judge(11.9, 11.5, 12.3) == A.UNDECIDED
+    assert t.judge(10, None, None) == A.MET  # exact: no interval
+    assert t.distance(13.5) == 1.5 and t.margin(9) == 1 and t.width == 2
+
+
+def test_quantile_and_share_use_the_games(cat):
+    """A share of games is a per-game 0/1 figure; a quantile's interval the distribution-free
+    one of order statistics: both from each game's own value."""
+    rng = np.random.default_rng(1)
+    n = 2000
+    rounds = rng.integers(5, 16, n).astype(float)
+    data = pl.DataFrame({"game": np.arange(n), "n_players": np.full(n, 4),
+                         "rounds per game|y": rounds, "rounds per game|x": np.ones(n)})  # fmt: skip
+    share = A.assess(A.parse_target("share(rounds_per_game in 8..12) >= 0.4", cat), data)
+    k = int(((rounds >= 8) & (rounds <= 12)).sum())
+    assert share["value"] == pytest.approx(k / n) and share["low"] < k / n < share["high"]
+    q = A.assess(A.parse_target("q90(rounds_per_game) <= 15", cat), data)
+    assert q["value"] == np.sort(rounds)[math.ceil(0.9 * n) - 1]
+    assert q["low"] <= q["value"] <= q["high"] and q["status"] == A.MET
+
+
+# ---------------------------------------------------------------------------- the command
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--target", "fun >= 3"], "Unknown metric 'fun': Loba's targets are rounds_per_game"),
+        (["--target", "comeback >= 0.15", "--vary", "elimination_scor=81..101"],
+         "Unknown rule 'elimination_scor' in --vary"),
+        (["--target", "comeback >= 0.15", "--vary", "discard_take=0..1"],
+         "a range LO..HI needs a whole-number knob"),
+        (["--target", "comeback >= 0.15", "--vary", "max_rebuys=0..500"], "between 0 and 100"),
+        (["--target", "comeback >= 0.15", "--vary", "max_rebuys=1"], "at least two values"),
+        (["--target", "comeback >= 0.15", "--vary", "max_rebuys=0..2", "--budget", "1000"],
+         "is too small for 1 field: an advise needs at least 1,707 games"),
+        (["--target", "comeback >= 0.15", "--field", "greedy", "--seats", "greedy,greedy"],
+         "give one of them"),
+        (["--target", "comeback >= 0.15", "--vary", "max_rebuys=0..2", "--set", "max_rebuys=1"],
+         "both set (--set) and varied"),
+        (["--target", "comeback >= 0.15", "--seconds-per-turn", "0"], "Seconds per turn"),
+        ([], "Give the targets: --targets FILE or --target TARGET"),
+    ],
+)  # fmt: skip
+def test_the_command_refuses_in_one_sentence(capsys, args, needle):
+    code, out, err = run(capsys, "advise", *args)
+    assert code == 2, err
+    assert needle in err and err.startswith("Error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err and out == ""
+
+
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ('colour = "red"\n', "unknown key 'colour'"),
+        ("targets = 5\n", "'targets' must be a list of strings"),
+        ('targets = ["comeback >= 0.15"]\n[advise]\nspeed = 3\n', "[advise] has an unknown key"),
+        ("targets = [\n", "is not valid TOML"),
+    ],
+)
+def test_a_bad_targets_file_is_refused(capsys, tmp_path, body, needle):
+    f = tmp_path / "t.toml"
+    f.write_text(body)
+    code, _, err = run(capsys, "advise", "--targets", f)
+    assert code == 2 and needle in err and err.count("\n") == 1, err
+
+
+def test_a_targets_file_holds_the_house_rules_and_the_question(tmp_path):
+    f = tmp_path / "evening.toml"
+    f.write_text(
+        'preset = "pagat"\nseats = "greedy,greedy,greedy"\n'
+        'targets = ["rounds_per_game in 8..12"]\n\n[knobs]\nmax_rebuys = 1\n\n'
+        '[advise]\nvary = ["elimination_score=81..141"]\nseconds_per_turn = 8\n'
+    )
+    p = A.plan(["comeback >= 0.15"], f, budget=BUDGET)
+    assert p.base.id == "loba:pagat(max_rebuys=1)" and list(p.fields) == ["greedy,greedy,greedy"]
+    assert [a.text() for a in p.axes] == ["elimination_score=81..141"]
+    assert [t.text for t in p.targets] == ["rounds_per_game in 8..12", "comeback >= 0.15"]
+    assert p.catalog.seconds_per_turn == 8
+    with pytest.raises(AnalysisError, match="give the rules once"):
+        A.plan([], f, rules="classic", budget=BUDGET)
+    import sim
+
+    assert sim.simulate(f, games=4).games.height == 4  # a house-rules file still
+
+
+# ---------------------------------------------------------------------------- the search
+def test_the_same_seed_gives_the_same_answer():
+    a = A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=5)
+    b = A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=5)
+    assert a.study.equals(b.study) and a.text() == b.text()
+    assert a.played <= BUDGET and a.search_played <= a.plan.search_budget
+    assert (
+        a.study["trial"][0] == 0 and a.study["setting"][0] == "elimination_score=101,max_rebuys=2"
+    )
+    # every candidate plays the same games: a setting tried again plays none
+    st = a.study.filter(pl.col("rules_id").is_not_null()).with_row_index("i")
+    again = st.filter(pl.col("i") > pl.col("i").min().over("rules_id"))
+    assert again.height and (again["played"] == 0).all()
+    c = A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=6)
+    assert c.plan.verify_seed != a.plan.verify_seed
+
+
+def test_racing_stops_candidates_clearly_outside_a_target():
+    res = A.advise(["rounds_per_game in 9..11"], vary=["elimination_score=61..301"],
+                   budget=4000, seed=2)  # fmt: skip
+    st = res.study
+    stopped = st.filter(pl.col("state") == "stopped")
+    assert stopped.height >= 1 and (stopped["games"] < res.plan.trial_games).all()
+    assert stopped["note"].str.starts_with("outside rounds_per_game").all()
+    assert res.feasible and 9 <= res.best.worst(res.plan.targets[0])["value"] <= 11
+
+
+def test_an_interrupted_advise_resumes_to_the_same_answer(tmp_path):
+    whole = A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=7)
+
+    def stop(row):
+        if row["trial"] == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=7, out=tmp_path / "a", on_trial=stop)
+    assert any((tmp_path / "a" / "games").iterdir())
+    again = A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=7, out=tmp_path / "a")
+    assert again.text() == whole.text() and again.study.equals(whole.study)
+    assert 0 < again.simulated < again.played == whole.played
+    third = A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=7, out=tmp_path / "a")
+    assert third.simulated == 0 and third.text() == whole.text()
+    for name in ("study.csv", "study.parquet", "targets.parquet", "verification.csv",
+                 "advice.json", "advice.txt", "advised.toml", "advise.json"):  # fmt: skip
+        assert (tmp_path / "a" / name).is_file(), name
+    with pytest.raises(AnalysisError, match="holds an advise of another question"):
+        A.advise(TARGETS, vary=VARY, budget=BUDGET, seed=8, out=tmp_path / "a")
+
+
+def test_an_infeasible_question_names_the_target_that_fails_and_by_how_much(tmp_path):
+    res = A.advise(["rounds_per_game in 30..40", "comeback >= 0.15"],
+                   vary=["elimination_score=61..121"], budget=BUDGET, seed=1,
+                   out=tmp_path / "x")  # fmt: skip
+    assert not res.feasible
+    t = res.plan.targets[0]
+    w = res.best.worst(t)
+    assert res.best.status(t) == A.NOT_MET and w["distance"] > 10 and w["value"] < 30
+    text = res.paragraph()
+    assert text.startswith("No setting tried meets every target. The closest is pagat with")
+    assert (
+        f"(rounds_per_game in 30..40: not met, {A._fmt(w['distance'], 'rounds')} below 30..40)"
+        in text
+    )
+    assert "It meets comeback >= 0.15." in text
+    assert (tmp_path / "x" / "front.png").is_file()  # the targets conflict: the trade-off plot
+    assert "not every target met" in (tmp_path / "x" / "advised.toml").read_text()
+
+
+def test_the_advised_rules_play_with_simulate(capsys, tmp_path):
+    out = tmp_path / "adv"
+    code, text, err = run(capsys, "advise", "--target", "rounds_per_game in 8..12", "--vary",
+                          "elimination_score=81..141", "--budget", BUDGET, "--seed", "3",
+                          "--out", out)  # fmt: skip
+    assert code == 0, err
+    assert "rank  setting" in text and "Play pagat with elimination_score=" in text
+    code, sim_out, err = run(capsys, "simulate", "--rules", out / "advised.toml", "--games", "40")
+    assert code == 0, err
+    import json
+
+    advice = json.loads((out / "advice.json").read_text())
+    assert f"rules {advice['recommended']['rules_id']}" in sim_out
+    assert advice["feasible"] and advice["ranking"][0]["rank"] == 1
+
+
+def test_fields_count_a_target_met_only_when_every_field_meets_it():
+    m = A.Measured({}, "x", 10, {"greedy": {"t": {"status": A.MET}},
+                                 "smart": {"t": {"status": A.UNDECIDED}}})  # fmt: skip
+    t = type("T", (), {"text": "t"})()
+    assert m.status(t) == A.UNDECIDED
+    m.by_field["smart"]["t"]["status"] = A.NOT_MET
+    assert m.status(t) == A.NOT_MET
+
+
+def test_moon_is_advised_from_its_own_targets():
+    res = A.advise(["hands_per_game in 6..10", "first_bidder_edge in -5..5"], game="moon",
+                   vary=["target=11..41"], budget=BUDGET, seed=1)  # fmt: skip
+    assert res.best_rules.game == "moon"
+    hands = res.best.worst(res.plan.targets[0])["value"]
+    assert 6 <= hands <= 10 and res.best.status(res.plan.targets[0]) == A.MET
