@@ -1041,7 +1041,7 @@ class GameStore:
             self.disk[key] = df
             p = self._path(key)
             if p is not None:
-                from sim.results import atomic_output
+                from sim.files import atomic_output
 
                 with atomic_output(p) as tmp:
                     df.write_parquet(tmp)
@@ -1318,7 +1318,7 @@ class AdviceResult:
         """Everything into ``out``: the study, each trial's targets, the verification, the
         answer (JSON and text), the advised house rules and, when targets conflict, the
         trade-off plot."""
-        from sim.results import atomic_output
+        from sim.files import atomic_output
 
         outp = Path(out)
         written = []
@@ -1709,7 +1709,7 @@ def prepare_out(p: AdvicePlan, out, overwrite: bool = False) -> bool:
     another question, or other files, is refused unless ``overwrite`` (which clears it)."""
     import shutil
 
-    from sim.results import RunDirError, atomic_output, check_out_dir
+    from sim.files import RunDirError, atomic_output, check_out_dir
 
     outp = Path(out)
     meta = outp / "advise.json"
