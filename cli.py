@@ -374,18 +374,20 @@ def verify_cmd(run_dir, quick, fmt):
 @cli.command("summarize", epilog=examples(
     "loba summarize runs/e101",
     "loba summarize runs/e101 runs/e151 --format csv > metrics.csv",
+    "loba summarize runs/e101 --quantiles rounds_per_game --share 'rounds_per_game in 8..12'",
 ))  # fmt: skip
 @O.read_options
 @click.argument("run_dirs", nargs=-1, required=True)
 @O.label_option
+@O.distribution_options
 @O.format_option
-def summarize_cmd(run_dirs, labels, fmt):
+def summarize_cmd(run_dirs, labels, quantiles, shares, fmt):
     """Key metrics of RUN_DIRS (made by 'loba simulate --out') with 95% intervals."""
     import analysis
     from analysis.text import metrics_text, render
 
     with C.WarnToStderr():
-        df = analysis.summarize(list(run_dirs), list(labels) or None)
+        df = analysis.summarize(list(run_dirs), list(labels) or None, quantiles, shares)
     click.echo(metrics_text(df) if fmt == "table" else render(df, fmt))
 
 
@@ -760,7 +762,8 @@ def warm_cmd(game):
 @O.field_option
 @click.option("--budget", default=200_000, show_default=True, type=int, help="Games to play in"
               " all: the search and the fresh games verifying the best settings.")  # fmt: skip
-@O.seed_option("Seed of the search's games (every candidate plays the same) and its sampler.")
+@O.seed_option("Seed of the search's games (every candidate plays the same) and its sampler"
+               " (default 0; with --check, of the fresh games: default 424242).", None)
 @click.option("--seconds-per-turn", "seconds_per_turn", default=None, type=float,
               help="Seconds a turn takes at the table, for 'minutes' (default: the targets"
               " file's, else the game's: docs/advise.md).")  # fmt: skip
@@ -768,22 +771,41 @@ def warm_cmd(game):
 @O.out_options("Write the study (every trial, its seeds and games), the verification, the"
                " answer (advice.txt/json), advised.toml and, when targets conflict, front.png;"
                " the same command on the same --out resumes.", "a previous advise")
+@click.option("--check", "check", default=None, metavar="OUT|RULES", help="Re-play instead an"
+              " advise's answer (its --out folder: its advised.toml, targets and fields) or any"
+              " rules (a house-rules file, with --targets/--target) on fresh games, and judge"
+              " each target.")  # fmt: skip
+@O.games_option(None, "With --check: games a field (default 20,000).")
 @O.format_choice(("table", "json"), "A readable table and paragraph, or JSON.")
 @O.verbose_option
-def advise_cmd(targets_file, target_texts, vary, game, preset, sets, seats, field_names, budget,
-               seed, seconds_per_turn, threads, out_dir, overwrite, fmt):  # fmt: skip
+@click.pass_context
+def advise_cmd(ctx, targets_file, target_texts, vary, game, preset, sets, seats, field_names,
+               budget, seed, seconds_per_turn, threads, out_dir, overwrite, check, games,
+               fmt):  # fmt: skip
     """Search the house rules for a setting that meets TARGETS: Optuna on common random
     numbers, candidates clearly outside a target stopped early, the best verified on fresh
     games with 95% intervals; write the winner as a house-rules file (OUT/advised.toml).
+    With --check, re-play an answer on games of another seed (default 424242) instead.
     """
     from analysis import advise as A
     from sim.chunks import set_threads
 
     log = C.Verbose()
+    if check is not None:
+        O.refuse_given(ctx, "--check re-plays the rules it names", "vary", "budget", "out_dir",
+                       "overwrite", "preset", "sets")  # fmt: skip
+        with C.ProgressBar("games") as bar:
+            df = A.check(target_texts, check, seats, field_names,
+                         20_000 if games is None else games,
+                         A.CHECK_SEED if seed is None else seed, game, seconds_per_turn,
+                         targets_file, threads, bar)  # fmt: skip
+        return C.emit(fmt, df.to_dicts, df, lambda: A.check_text(df))
+    O.refuse_given(ctx, "--games counts the games of a --check (an advise plays its --budget)",
+                   "games")  # fmt: skip
     if targets_file is None and not target_texts:
         raise click.UsageError("Give the targets: --targets FILE or --target TARGET.")
     plan = A.plan(list(target_texts), targets_file, list(vary), preset, sets, seats,
-                  field_names, budget, seed, game, seconds_per_turn, threads)  # fmt: skip
+                  field_names, budget, seed or 0, game, seconds_per_turn, threads)  # fmt: skip
     set_threads(threads)
     if out_dir is None and overwrite:
         C.no_effect("--overwrite", "without --out", "nothing is written.")
@@ -817,28 +839,7 @@ for _spec in all_games():  # each game's own commands (GameSpec.commands)
         cli.add_command(load_ref(_ref))
 
 
-def _refuse_empty(group: click.Group) -> None:
-    """An empty value is never a default: every text option and argument of every command
-    refuses ``''`` (or only spaces) in one sentence, instead of reading it as "not given"."""
-
-    def wrap(param):
-        inner = param.callback
-
-        def check(ctx, p, value):
-            values = value if isinstance(value, (tuple, list)) else (value,)
-            if any(isinstance(v, str) and not v.strip() for v in values):
-                raise click.BadParameter("empty; give it a value, or leave it out.")
-            return inner(ctx, p, value) if inner is not None else value
-
-        param.callback = check
-
-    for cmd in group.commands.values():
-        for param in cmd.params:
-            if isinstance(param.type, click.types.StringParamType):
-                wrap(param)
-
-
-_refuse_empty(cli)
+O.refuse_empty(cli)  # an empty value is refused in one sentence, never a default
 
 
 def main(argv=None) -> int:

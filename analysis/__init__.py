@@ -57,27 +57,46 @@ __all__ = [
 ]
 
 
-def summarize(paths, labels=None):
+def summarize(paths, labels=None, quantiles=(), shares=()):
     """The key metrics of one or more run directories (the runs' game's, from its analysis:
     e.g. :func:`analysis.loba.key_metrics`, :func:`analysis.moon.moon_metrics`, the latter
     with the detail table's figures when every run recorded it), as a tidy DataFrame with
     columns variant, metric, value, ci_low, ci_high, n (games, the independent unit), unit,
     kind (``mean``, ``share`` or ``test``: a p-value without interval) and method (how the
     interval was formed, :mod:`analysis.estimate`; null ``ci_low``/``ci_high`` where every game
-    agrees)."""
+    agrees).
+
+    ``quantiles`` (``["rounds_per_game"]``: its q10, median and q90; ``"q95(minutes)"``: one)
+    and ``shares`` (``["rounds_per_game in 8..12"]``: the share of games whose own value is in
+    the range) add rows after each variant's (``kind`` ``quantile``, ``share``), measured as
+    the house-rules advisor measures them (:mod:`analysis.distribution`)."""
+    import polars as pl
+
     from .bygame import for_game
     from .io import load_runs
     from .metrics import game_metrics
 
     rs = load_runs(paths, labels)
+    dist = None
+    if quantiles or shares:  # (checked before the key metrics are computed)
+        from .distribution import distribution
+
+        dist = distribution(rs.games, rs.seats, rs.game, quantiles, shares,
+                            variants=rs.variants)  # fmt: skip
     metrics = for_game(rs.game)
     if metrics is not None:
         km = metrics.key_metrics(rs.games, rs.seats, rs.detail)
     else:  # a game whose own metrics the analysis does not know yet: what every game has
         km = game_metrics(rs.games, rs.seats, rs.runs[0].spec)
-    return km.select(
+    km = km.select(
         "variant", "metric", "value", "ci_low", "ci_high", "n", "unit", "kind", "method"
     )
+    if dist is None or not dist.height:
+        return km
+    order = {v: i for i, v in enumerate(rs.variants)}
+    both = pl.concat([km, dist.cast(km.schema)], how="vertical_relaxed")
+    return both.sort(pl.col("variant").replace_strict(order, default=len(order)),
+                     maintain_order=True)  # fmt: skip
 
 
 def compare_runs(paths, labels=None, baseline=None):

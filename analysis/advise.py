@@ -94,9 +94,11 @@ __all__ = [
     "assess",
     "catalog",
     "check",
+    "check_text",
     "parse_target",
     "parse_targets",
     "plan",
+    "read_advice",
     "read_targets_file",
     "run_advise",
 ]
@@ -170,12 +172,13 @@ class Catalog:
             " (or any figure 'loba summarize' prints, by its name)."
         )
 
-    def evaluate(self, games, seats, metrics: Sequence[Metric]) -> pl.DataFrame:
-        """One row per game (``game``, ``n_players``) with each metric's per-game columns:
-        ``NAME|y`` and ``NAME|x`` of a figure, ``NAME|g`` (the winner's group, -1 when
-        unfinished) of a spread."""
+    def evaluate(self, games, seats, metrics: Sequence[Metric], keep=()) -> pl.DataFrame:
+        """One row per game (``game``, ``n_players`` and the frame's columns ``keep``, e.g.
+        ``variant``) with each metric's per-game columns: ``NAME|y`` and ``NAME|x`` of a
+        figure, ``NAME|g`` (the winner's group, -1 when unfinished) of a spread."""
         df = self.frame(games, seats)
-        cols = [pl.col("game").cast(pl.Int64), pl.col("n_players").cast(pl.Int64)]
+        cols = [pl.col(k) for k in keep]
+        cols += [pl.col("game").cast(pl.Int64), pl.col("n_players").cast(pl.Int64)]
         figs = [m.figure for m in metrics if m.figure is not None]
         cols += per_game_columns(figs)
         cols += [
@@ -279,31 +282,38 @@ def _split(text: str) -> tuple[str, str, str] | None:
     return text[:a].strip(), op, text[b:].strip()
 
 
-def _number(text: str, what: str) -> float:
+def _number(text: str, what: str, head: str = "Target") -> float:
     if not re.fullmatch(_NUM, text.strip()):
-        raise AnalysisError(f"Target '{what}': '{text}' is not a number.")
+        raise AnalysisError(f"{head} '{what}': '{text}' is not a number.")
     v = float(text)
     if not math.isfinite(v):
-        raise AnalysisError(f"Target '{what}': the bounds must be finite numbers.")
+        raise AnalysisError(f"{head} '{what}': the bounds must be finite numbers.")
     return v
 
 
-def _bounds(op: str, rhs: str, what: str) -> tuple[str, float | None, float | None]:
-    """(op as kept: in, <=, >=, <, >), low, high."""
+def _bounds(op: str, rhs: str, what: str,
+            head: str = "Target") -> tuple[str, float | None, float | None]:  # fmt: skip
+    """(op as kept: in, <=, >=, <, >), low, high; ``head`` names the text in an error
+    (``Target``, ``--share``)."""
+    if op in ("=", "==") and head == "--share":
+        raise AnalysisError(
+            f"{head} '{what}': write a range or a bound; a game's value of exactly X is"
+            " METRIC in X..X."
+        )
     if op in ("=", "=="):
         raise AnalysisError(
-            f"Target '{what}': an estimate never equals a number exactly; give a range"
+            f"{head} '{what}': an estimate never equals a number exactly; give a range"
             " (METRIC in LO..HI) or a bound (<=, >=)."
         )
     if op == "in":
         m = _RANGE.fullmatch(rhs)
         if not m:
-            raise AnalysisError(f"Target '{what}': '{rhs}' is not a range LO..HI such as 8..12.")
-        lo, hi = _number(m.group(1), what), _number(m.group(2), what)
+            raise AnalysisError(f"{head} '{what}': '{rhs}' is not a range LO..HI such as 8..12.")
+        lo, hi = _number(m.group(1), what, head), _number(m.group(2), what, head)
         if lo > hi:
-            raise AnalysisError(f"Target '{what}': the low end of {rhs} is above the high end.")
+            raise AnalysisError(f"{head} '{what}': the low end of {rhs} is above the high end.")
         return "in", lo, hi
-    v = _number(rhs, what)
+    v = _number(rhs, what, head)
     return (op, None, v) if op in ("<=", "<") else (op, v, None)
 
 
@@ -455,11 +465,13 @@ def parse_target(text: str, cat: Catalog) -> Target:
     return Target(_per_game_metric(cat.resolve(inner), t), kept, lo, hi, "quantile", q / 100)
 
 
-def _per_game_metric(m: Metric, text: str) -> Metric:
+def _per_game_metric(m: Metric, text: str, head: str = "Target") -> Metric:
     if not m.per_game:
         raise AnalysisError(
-            f"Target '{text}': {m.short} has no value of its own in each game (it compares the"
-            f" players over all the games); target it directly, e.g. {m.short} <= 1.0."
+            f"{head} '{text}': {m.short} has no value of its own in each game (it compares the"
+            " players over all the games); "
+            + (f"target it directly, e.g. {m.short} <= 1.0." if head == "Target"
+               else "'loba summarize' prints it over all the games.")  # fmt: skip
         )
     return m
 
@@ -1771,27 +1783,86 @@ def advise(
     return res
 
 
+CHECK_SEED = 424_242  # a check's default seed: neither a search's (0, 1, ...) nor a fresh one
+
+
+def read_advice(out) -> dict | None:
+    """What an advise's ``--out`` folder holds for a check: ``question`` (its ``advise.json``),
+    ``rules`` (its ``advised.toml``), ``verified`` (target -> field -> the verification's
+    verdict in that field) and ``verify_seed``; None if ``out`` is not such a folder (no
+    ``advise.json``). One sentence if the advise has not finished."""
+    p = Path(str(out).strip()) if isinstance(out, str) else Path(out)
+    if not p.is_dir() or not (p / "advise.json").is_file():
+        return None
+    try:
+        question = json.loads((p / "advise.json").read_text())
+        advice = json.loads((p / "advice.json").read_text())
+    except FileNotFoundError:
+        raise AnalysisError(
+            f"'{p}' holds an advise that has not finished (no advice.json); the same 'loba"
+            " advise' command on it finishes it."
+        ) from None
+    except (OSError, ValueError) as e:
+        raise AnalysisError(f"'{p}' holds an advise whose files cannot be read ({e}).") from None
+    if not (p / "advised.toml").is_file() or not advice.get("ranking"):
+        raise AnalysisError(f"'{p}' holds no advised.toml; the same 'loba advise' command on it"
+                            " writes it.")  # fmt: skip
+    best = advice["ranking"][0]["targets"]
+    fields = list(question.get("fields") or {})
+    verified = {t: {f: (d.get(f) or {}).get("status") for f in fields} for t, d in best.items()}
+    return {"question": question, "rules": p / "advised.toml", "verified": verified,
+            "verify_seed": advice.get("verify_seed"), "path": p}  # fmt: skip
+
+
 def check(
     targets=(),
     rules=None,
     seats=None,
     fields=None,
     games: int = 20_000,
-    seed: int = 424_242,
+    seed: int = CHECK_SEED,
     game=None,
     seconds_per_turn: float | None = None,
     targets_file=None,
     threads: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> pl.DataFrame:
     """An independent re-simulation: ``rules`` (e.g. an advise's ``OUT/advised.toml``) played
     on ``games`` games of ``seed`` (take one the advise never used: its search plays the seed
     it was given, its verification :func:`analysis.tune.fresh_seed` of it) in each field, and
     every target measured on them with its 95% interval and judged as the verification judges
-    (:func:`assess`): one row per field and target (``field, target, value, low, high,
-    status, confidence, games``)."""
+    (:func:`assess`): one row per field and target (``field, target, value, low, high, unit,
+    status, confidence, games`` (those with a value), ``played``, ``rules_id``, ``seed``).
+
+    ``rules`` may be an advise's ``--out`` folder (:func:`read_advice`): its ``advised.toml`` is
+    played, its question's targets, fields (or seats) and seconds per turn are the defaults,
+    each row gets ``verified`` (the advise's verdict on its fresh games in that field; null for
+    a target it was not asked), and a seed the advise played is refused.
+    ``progress(games, total)`` after each field."""
     from sim.runner import simulate
     from sim.setup import settings
 
+    adv = read_advice(rules) if rules is not None else None
+    if adv is not None:
+        q = adv["question"]
+        rules = adv["rules"]
+        if not list(targets or ()) and targets_file is None:
+            targets = q.get("targets") or ()
+        qf = q.get("fields") or {}
+        if fields is None and seats is None and qf:
+            if len(qf) == 1 and next(iter(qf)) == next(iter(qf.values())):
+                seats = next(iter(qf.values()))
+            else:
+                fields = list(qf)
+        if seconds_per_turn is None:
+            seconds_per_turn = q.get("seconds_per_turn")
+        if not isinstance(seed, bool) and seed in (q.get("seed"), adv["verify_seed"]):
+            raise AnalysisError(
+                f"Seed {seed} is one the advise in '{adv['path']}' played (its search's or its"
+                " verification's); a check needs games it never saw: give another --seed."
+            )
+    if fields is not None and seats is not None:
+        raise AnalysisError("--field and --seats both name the players; give one of them.")
     tf = read_targets_file(targets_file) if targets_file is not None else None
     texts = [*(tf.targets if tf else []), *list(targets or ())]
     s = settings(rules, (), seats if fields is None else None, game)
@@ -1804,12 +1875,59 @@ def check(
     seed = _whole(seed, 0, 2**63 - 1, "The seed")
     metrics = list({t.metric.name: t.metric for t in tlist}.values())
     rows = []
-    for f, text in fmap.items():
+    for i, (f, text) in enumerate(fmap.items()):
         res = simulate(s.rules, text, games=games, seed=seed, threads=threads)
         data = cat.evaluate(res.games, res.seats, metrics)
         for t in tlist:
             d = assess(t, data, LEVEL)
-            rows.append({"field": f, "target": t.text, "value": d["value"], "low": d["low"],
-                         "high": d["high"], "status": d["status"],
-                         "confidence": d["confidence"], "games": d["games"]})  # fmt: skip
-    return _frame(rows)
+            row = {"field": f, "target": t.text, "value": d["value"], "low": d["low"],
+                   "high": d["high"], "unit": t.unit, "status": d["status"],
+                   "confidence": d["confidence"], "games": d["games"], "played": games}  # fmt: skip
+            if adv is not None:
+                row["verified"] = adv["verified"].get(t.text, {}).get(f)
+            rows.append(row)
+        if progress is not None:
+            progress((i + 1) * games, len(fmap) * games)
+    return _frame(rows).with_columns(pl.lit(s.rules.id).alias("rules_id"),
+                                     pl.lit(seed).alias("seed"))  # fmt: skip
+
+
+def check_text(df: pl.DataFrame) -> str:
+    """A check (:func:`check`) as ``loba advise --check`` prints it: the rules and games, one
+    row per field and target (estimate, 95% interval, verdict, confidence, and the advise's
+    own verdict when the check read its folder), and a sentence: how many targets are met,
+    and whether every target the advise verified as met is met again."""
+    from .text import aligned
+
+    fields = df["field"].unique(maintain_order=True).to_list()
+    many = len(fields) > 1
+    has_v = "verified" in df.columns
+    head = ["target", "estimate", "95% interval", "verdict", "confidence"]
+    head = (["field"] if many else []) + head + (["verified"] if has_v else [])
+    rows = []
+    for r in df.iter_rows(named=True):
+        row = [r["target"], _fmt(r["value"], r["unit"]), _interval(r["low"], r["high"], r["unit"]),
+               r["status"], _conf(r["confidence"])]  # fmt: skip
+        rows.append(([r["field"]] if many else []) + row + ([r["verified"] or ""] if has_v else []))
+    games = int(df["played"][0]) if df.height else 0
+    where = f" in each field ({', '.join(fields)})" if many else f" ({fields[0]})"
+    lines = [f"check: {df['rules_id'][0]} on fresh games of seed {df['seed'][0]}{where}", ""]
+    lines.append(aligned(head, rows, [h in ("estimate", "confidence") for h in head]))
+    targets = df["target"].unique(maintain_order=True).to_list()
+    met = [t for t in targets if (df.filter(pl.col("target") == t)["status"] == MET).all()]
+    text = f"{len(met)} of {len(targets)} targets met{' in every field' if many else ''}"
+    text += f" ({games:,} games{' a field' if many else ''}, 95% intervals)."
+    if has_v:
+        claimed = df.filter(pl.col("verified") == MET)
+        missed = claimed.filter(pl.col("status") != MET)
+        if not claimed.height:
+            text += " The advise verified no target as met."
+        elif not missed.height:
+            text += " Every target the advise verified as met is met again."
+        else:
+            text += " Verified as met but not met here: " + "; ".join(
+                f"{r['target']}{' (' + r['field'] + ')' if many else ''}: {r['status']}"
+                for r in missed.iter_rows(named=True)
+            ) + "."
+    lines += ["", text]
+    return "\n".join(lines)

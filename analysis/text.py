@@ -92,7 +92,7 @@ def _json_default(x):
 
 def metrics_text(km: pl.DataFrame) -> str:
     """Key metrics as 'metric | value | unit | 95% interval | n' per variant, one block per
-    variant."""
+    variant (a quantile's interval is two games' values, shown as they are)."""
     out = []
     for (v,), part in km.group_by("variant", maintain_order=True):
         out.append(f"== {v}")
@@ -100,6 +100,10 @@ def metrics_text(km: pl.DataFrame) -> str:
         for r in part.iter_rows(named=True):
             unit = r["unit"]
             ci = "" if r["kind"] == "test" else fmt.interval(r["ci_low"], r["ci_high"], unit)
+            if r["kind"] == "quantile" and not fmt.is_na(r["ci_low"]) and not fmt.is_na(
+                r["ci_high"]
+            ):  # order statistics: values of games, [10, 10] when the games agree
+                ci = f"[{fmt.value(r['ci_low'], unit)}, {fmt.value(r['ci_high'], unit)}]"
             rows.append(
                 [r["metric"], fmt.value(r["value"], unit), fmt.unit_label(unit), ci, f"{r['n']:,}"]
             )

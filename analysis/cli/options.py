@@ -146,6 +146,62 @@ label_option = click.option(
 )
 
 
+def distribution_options(f):
+    """``--quantiles`` and ``--share`` (summarize): each game's own value of a metric over the
+    games (:mod:`analysis.distribution`)."""
+    f = click.option(
+        "--share",
+        "shares",
+        multiple=True,
+        metavar="'METRIC in LO..HI'",
+        help="Also the share of games whose own METRIC lies in a range (METRIC in LO..HI,"
+        " METRIC <= X, METRIC < X, >=, >), with its 95% interval; repeat for more.",
+    )(f)
+    return click.option(
+        "--quantiles",
+        "quantiles",
+        multiple=True,
+        metavar="METRIC",
+        help="Also each game's own METRIC over the games (rounds_per_game, turns_per_game,"
+        " minutes, hands_per_game...: docs/advise.md): its q10, median and q90 with exact 95%"
+        " intervals (order statistics); qNN(METRIC) or median(METRIC) for one; repeat or"
+        " separate with commas for more.",
+    )(f)
+
+
+def refuse_given(ctx, why: str, *names: str) -> None:
+    """One sentence (exit 2) when any option of ``names`` (parameter names) was given on the
+    command line: ``why`` says what makes it out of place (``--check re-plays ...``)."""
+    from click.core import ParameterSource
+
+    flags = [p.opts[-1] for p in ctx.command.params
+             if p.name in names and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+    if flags:  # fmt: skip
+        raise click.UsageError(f"{why}; leave out {', '.join(flags)}.")
+
+
+def refuse_empty(group: click.Group) -> None:
+    """An empty value is never a default: every text option and argument of every command of
+    ``group`` refuses ``''`` (or only spaces) in one sentence, instead of reading it as "not
+    given"."""
+
+    def wrap(param):
+        inner = param.callback
+
+        def check(ctx, p, value):
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            if any(isinstance(v, str) and not v.strip() for v in values):
+                raise click.BadParameter("empty; give it a value, or leave it out.")
+            return inner(ctx, p, value) if inner is not None else value
+
+        param.callback = check
+
+    for cmd in group.commands.values():
+        for param in cmd.params:
+            if isinstance(param.type, click.types.StringParamType):
+                wrap(param)
+
+
 def fields_of(ctx, field_names, seats) -> list[str] | None:
     """--field FIELDS checked (one sentence for an unknown field, or --seats beside it)."""
     if field_names is None:

@@ -281,3 +281,82 @@ def test_moon_is_advised_from_its_own_targets():
     assert res.best_rules.game == "moon"
     hands = res.best.worst(res.plan.targets[0])["value"]
     assert 6 <= hands <= 10 and res.best.status(res.plan.targets[0]) == A.MET
+
+
+# ---------------------------------------------------------------------------- summarize, check
+@pytest.fixture(scope="module")
+def run300(tmp_path_factory):
+    from sim.runner import stream_run
+
+    d = tmp_path_factory.mktemp("summ") / "run"
+    stream_run("pagat", "greedy,greedy,greedy", games=300, seed=2, out_dir=d)
+    return d
+
+
+def test_summarize_adds_quantiles_and_shares_of_games_with_the_advisors_estimators(run300, cat):
+    import analysis
+
+    df = analysis.summarize([run300], quantiles=["rounds_per_game", "q95(minutes)"],
+                            shares=["rounds_per_game in 8..12", "minutes < 30"])  # fmt: skip
+    rows = {r["metric"]: r for r in df.iter_rows(named=True)}
+    names = ["rounds per game: q10", "rounds per game: median", "rounds per game: q90",
+             "minutes per game: q95", "games with rounds per game in 8..12 (share)",
+             "games with minutes per game < 30 (share)"]  # fmt: skip
+    assert df["metric"].to_list()[-6:] == names  # after the key metrics
+    import sim
+
+    rounds = np.sort(sim.simulate("pagat", "greedy,greedy,greedy", games=300, seed=2)
+                     .games["rounds"].to_numpy().astype(float))  # fmt: skip
+    q = A._quantile(rounds, 0.5, 0.95)  # the advisor's estimator, not a copy of it
+    med = rows["rounds per game: median"]
+    assert (med["value"], med["ci_low"], med["ci_high"]) == (q["value"], q["low"], q["high"])
+    assert med["kind"] == "quantile" and med["unit"] == "rounds" and med["n"] == 300
+    sh = rows["games with rounds per game in 8..12 (share)"]
+    k = int(((rounds >= 8) & (rounds <= 12)).sum())
+    assert sh["value"] == pytest.approx(k / 300) and sh["ci_low"] < k / 300 < sh["ci_high"]
+    assert sh["unit"] == "share" and sh["kind"] == "share"
+
+
+def test_summarize_prints_them_and_refuses_bad_ones_in_one_sentence(run300, capsys):
+    code, out, err = run(capsys, "summarize", run300, "--quantiles",
+                         "rounds_per_game,turns_per_game", "--share",
+                         "rounds_per_game in 8..12")  # fmt: skip
+    assert code == 0, err
+    assert "rounds per game: median" in out and "turns per game: q90" in out
+    assert "games with rounds per game in 8..12 (share)" in out
+    for args, needle in [
+        (["--quantiles", "seat_spread"], "has no value of its own in each game"),
+        (["--quantiles", "q0(rounds_per_game)"], "a quantile is q1 to q99"),
+        (["--quantiles", "fun"], "Unknown metric 'fun'"),
+        (["--share", "rounds_per_game"], "is not a range of a game's value"),
+        (["--share", "rounds_per_game in 12..8"], "the low end of 12..8 is above"),
+        (["--share", "share(rounds_per_game in 8..12) >= 0.7"], "a bound on the share itself"),
+        (["--share", "rounds_per_game = 9"], "METRIC in X..X"),
+    ]:
+        code, out, err = run(capsys, "summarize", run300, *args)
+        assert code == 2 and needle in err and err.count("\n") == 1, (args, err)
+
+
+def test_check_replays_an_advise_folder_on_fresh_games(capsys, tmp_path):
+    out = tmp_path / "adv"
+    code, _, err = run(capsys, "advise", "--target", "rounds_per_game in 8..12", "--vary",
+                       "elimination_score=81..141", "--budget", BUDGET, "--seed", "3",
+                       "--out", out)  # fmt: skip
+    assert code == 0, err
+    code, text, err = run(capsys, "advise", "--check", out, "--games", "300")
+    assert code == 0, err
+    assert text.startswith("check: loba:pagat(elimination_score=") and "seed 424242" in text
+    assert "verified" in text.splitlines()[2]
+    assert "1 of 1 targets met (300 games" in text
+    assert "Every target the advise verified as met is met again." in text
+    df = A.check(rules=out, games=300, seed=9, targets=["comeback >= 0.1"])
+    assert df["target"].to_list() == ["comeback >= 0.1"] and df["verified"].to_list() == [None]
+    for args, needle in [
+        (["--check", out, "--seed", "3"], "Seed 3 is one the advise"),
+        (["--check", out, "--vary", "max_rebuys=0..2"], "leave out --vary"),
+        (["--check", out / "advised.toml"], "Give at least one target"),
+        (["--target", "comeback >= 0.1", "--games", "20"], "leave out --games"),
+        (["--check", out, "--games", "1"], "The games of a check must be"),
+    ]:
+        code, _, err = run(capsys, "advise", *args)
+        assert code == 2 and needle in err and err.count("\n") == 1, (args, err)
