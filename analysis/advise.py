@@ -1243,35 +1243,10 @@ class AdviceResult:
         return text
 
     def table_rows(self) -> tuple[list[str], list[list[str]]]:
-        """The ranked table: one row per verified setting and target (and field, with
-        fields; then ``all fields`` says whether the target counts as met, and where the fields
-        disagree)."""
+        """The ranked table (:func:`ranked_rows`)."""
         p = self.plan
-        head = ["rank", "setting", "target", "estimate", "95% interval", "verdict", "confidence"]
-        if p.field_given:
-            head[3:3] = ["field"]
-            head.append("all fields")
-        rows = []
-        for i, m in enumerate(self.verified):
-            first = True
-            for t in p.targets:
-                by = m.by_field
-                overall = m.status(t)
-                if len({by[f][t.text]["status"] for f in by}) > 1:
-                    overall += " (fields disagree)"
-                for j, (f, res) in enumerate(by.items()):
-                    d = res[t.text]
-                    row = [str(i + 1) if first else "", setting_text(m.values) if first else "",
-                           t.text if j == 0 else ""]  # fmt: skip
-                    if p.field_given:
-                        row.append(f)
-                    row += [_fmt(d["value"], t.unit), _interval(d["low"], d["high"], t.unit),
-                            d["status"], _conf(d["confidence"])]  # fmt: skip
-                    if p.field_given:
-                        row.append(overall if j == 0 else "")
-                    rows.append(row)
-                    first = False
-        return head, rows
+        return ranked_rows([(m.values, m.by_field) for m in self.verified],
+                           [(t.text, t.unit) for t in p.targets], p.field_given)  # fmt: skip
 
     def text(self) -> str:
         """What ``loba advise`` prints: the search in one line, the ranked table, the answer."""
@@ -1353,6 +1328,48 @@ class AdviceResult:
             if fig is not None:
                 put("front.png", lambda t: fig.savefig(t, dpi=110, format="png"))
         return written
+
+
+def ranked_rows(verified, targets, field_given: bool) -> tuple[list[str], list[list[str]]]:
+    """The ranked table: one row per verified setting and target (and field, with fields;
+    then ``all fields`` says whether the target counts as met, and where the fields
+    disagree). ``verified``: (knob values, ``by_field[field][target text]`` of :func:`assess`)
+    in rank order; ``targets``: (text, unit) of each target."""
+    head = ["rank", "setting", "target", "estimate", "95% interval", "verdict", "confidence"]
+    if field_given:
+        head[3:3] = ["field"]
+        head.append("all fields")
+    rows = []
+    for i, (values, by) in enumerate(verified):
+        first = True
+        for text, unit in targets:
+            overall = _overall([by[f][text]["status"] for f in by])
+            if len({by[f][text]["status"] for f in by}) > 1:
+                overall += " (fields disagree)"
+            for j, (f, res) in enumerate(by.items()):
+                d = res[text]
+                row = [str(i + 1) if first else "", setting_text(values) if first else "",
+                       text if j == 0 else ""]  # fmt: skip
+                if field_given:
+                    row.append(f)
+                row += [_fmt(d["value"], unit), _interval(d["low"], d["high"], unit),
+                        d["status"], _conf(d["confidence"])]  # fmt: skip
+                if field_given:
+                    row.append(overall if j == 0 else "")
+                rows.append(row)
+                first = False
+    return head, rows
+
+
+def advice_rows(advice: dict) -> tuple[list[str], list[list[str]]]:
+    """:func:`ranked_rows` of a written answer (``OUT/advice.json``, :meth:`AdviceResult.
+    to_dict`)."""
+    fields = list(advice["fields"])
+    field_given = not (len(fields) == 1 and fields[0] == advice["fields"][fields[0]])
+    units = [(t["target"], t["unit"]) for t in advice["targets_detail"]]
+    verified = [(r["setting"], {f: {t: r["targets"][t][f] for t, _ in units} for f in fields})
+                for r in advice["ranking"]]  # fmt: skip
+    return ranked_rows(verified, units, field_given)
 
 
 def _play_text(base, values: dict) -> str:
@@ -1678,8 +1695,8 @@ def front_plot(res: AdviceResult):
             lo = t.low if t.low is not None else -1e12
             hi = t.high if t.high is not None else 1e12
             span(lo, hi, color="tab:green", alpha=0.12)
-        ax.set_xlim(*_lims(xs, a))
-        ax.set_ylim(*_lims(ys, b))
+        ax.set_xlim(*_lims(xs, a.low, a.high))
+        ax.set_ylim(*_lims(ys, b.low, b.high))
         front = [i for i in range(len(pts))
                  if not any((da[j] <= da[i] and db[j] <= db[i]) and (da[j] < da[i] or db[j] < db[i])
                             for j in range(len(pts)))]  # fmt: skip
@@ -1700,15 +1717,64 @@ def front_plot(res: AdviceResult):
     return fig
 
 
+def search_plot(trial_targets: pl.DataFrame, advice: dict):
+    """The search, target by target: each trial's estimate (at the most games it played; with
+    fields, each field's marker), the target's bounds shaded green, and the answer's estimate
+    on fresh games as a red dashed line (each field's). ``trial_targets``: ``OUT/targets.
+    parquet`` (:attr:`AdviceResult.trial_targets`); ``advice``: ``OUT/advice.json``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    texts = list(advice["targets"])
+    fields = list(advice["fields"])
+    field_given = not (len(fields) == 1 and fields[0] == advice["fields"][fields[0]])
+    best = advice["ranking"][0]["targets"]
+    ncol = min(3, len(texts))
+    nrow = math.ceil(len(texts) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.3 * nrow), squeeze=False)
+    for k, (ax, text) in enumerate(zip(axes.flat, texts, strict=False)):
+        part = trial_targets.filter(pl.col("target") == text) if trial_targets.height else None
+        vals: list[float] = []
+        for j, f in enumerate(fields):
+            pf = part.filter(pl.col("field") == f) if part is not None else pl.DataFrame()
+            if pf.height:
+                y = pf["value"].cast(pl.Float64).fill_null(float("nan")).to_numpy()
+                vals += list(y)
+                ax.scatter(pf["trial"].to_numpy(), y, s=12, marker="os^Dv"[j % 5], alpha=0.8,
+                           label=f if field_given else "a trial of the search")  # fmt: skip
+            v = (best.get(text) or {}).get(f, {}).get("value")
+            if v is not None and math.isfinite(v):
+                vals.append(v)
+                ax.axhline(v, color="tab:red", lw=1, ls="--",
+                           label="the answer on fresh games" if j == 0 else None)  # fmt: skip
+        lhs, op, rhs = _split(text)
+        _, lo, hi = _bounds(op, rhs, text)
+        ax.axhspan(-1e12 if lo is None else lo, 1e12 if hi is None else hi,
+                   color="tab:green", alpha=0.12)  # fmt: skip
+        ax.set_ylim(*_lims(np.array(vals, float), lo, hi))
+        ax.set_title(text, fontsize=9)
+        ax.set_xlabel("trial", fontsize=8)
+        if k == 0:
+            ax.legend(fontsize=7, loc="best")
+    for ax in list(axes.flat)[len(texts):]:
+        ax.set_visible(False)
+    fig.suptitle(f"{advice['rules_id']}: each target over the search's trials; green: where it"
+                 " is met", fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
 def _cell_text(v) -> str:
     from sim.rules import fmt_value
 
     return fmt_value(v)
 
 
-def _lims(v: np.ndarray, t: Target) -> tuple[float, float]:
+def _lims(v: np.ndarray, low, high) -> tuple[float, float]:
     v = v[np.isfinite(v)]
-    pts = list(v) + [b for b in (t.low, t.high) if b is not None]
+    pts = list(v) + [b for b in (low, high) if b is not None]
     lo, hi = min(pts), max(pts)
     pad = (hi - lo) * 0.08 or 1.0
     return lo - pad, hi + pad
@@ -1892,6 +1958,18 @@ def check(
                                      pl.lit(seed).alias("seed"))  # fmt: skip
 
 
+def _precise(value, lo, hi, unit) -> tuple[str, str]:
+    """An estimate and its interval to the decimals the interval's width needs (two
+    significant digits of it: a check's many games narrow it); spreads and edges in points as
+    :func:`_fmt` writes them."""
+    from sim import fmt
+
+    if unit == "pts" or fmt.is_na(value) or fmt.is_na(lo) or fmt.is_na(hi) or lo == hi:
+        return _fmt(value, unit), _interval(lo, hi, unit)
+    d = min(max(0, 1 - math.floor(math.log10(abs(hi - lo)))), 10)
+    return f"{value:.{d}f}", f"[{lo:.{d}f}, {hi:.{d}f}]"
+
+
 def check_text(df: pl.DataFrame) -> str:
     """A check (:func:`check`) as ``loba advise --check`` prints it: the rules and games, one
     row per field and target (estimate, 95% interval, verdict, confidence, and the advise's
@@ -1906,8 +1984,8 @@ def check_text(df: pl.DataFrame) -> str:
     head = (["field"] if many else []) + head + (["verified"] if has_v else [])
     rows = []
     for r in df.iter_rows(named=True):
-        row = [r["target"], _fmt(r["value"], r["unit"]), _interval(r["low"], r["high"], r["unit"]),
-               r["status"], _conf(r["confidence"])]  # fmt: skip
+        row = [r["target"], *_precise(r["value"], r["low"], r["high"], r["unit"]), r["status"],
+               _conf(r["confidence"])]  # fmt: skip
         rows.append(([r["field"]] if many else []) + row + ([r["verified"] or ""] if has_v else []))
     games = int(df["played"][0]) if df.height else 0
     where = f" in each field ({', '.join(fields)})" if many else f" ({fields[0]})"
@@ -1920,7 +1998,9 @@ def check_text(df: pl.DataFrame) -> str:
     if has_v:
         claimed = df.filter(pl.col("verified") == MET)
         missed = claimed.filter(pl.col("status") != MET)
-        if not claimed.height:
+        if df["verified"].is_null().all():
+            text += " None of these targets was the advise's."
+        elif not claimed.height:
             text += " The advise verified no target as met."
         elif not missed.height:
             text += " Every target the advise verified as met is met again."

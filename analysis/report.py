@@ -382,6 +382,78 @@ def _across_section(rs: RunSet, fields: list[str] | None) -> dict | None:
     return {"fields": order, "table": table(head, rows, 2)}
 
 
+METHODS_ADVICE = (
+    "House-rules advice ('loba advise', docs/advise.md): an Optuna search over the knobs"
+    " named, every candidate on the same games (common random numbers), a candidate whose 99%"
+    " interval lies wholly outside a target stopped early; the best settings then played fresh"
+    " games of a seed the search never used. A target is met when its 95% interval on those"
+    " games lies wholly inside it, not met when wholly outside, else undecided: a target that"
+    " is not met reads met with a chance of at most 2.5%; with fields of players, a target"
+    " counts as met only if it is in every field."
+)
+
+
+def is_advice(path) -> bool:
+    """Whether ``path`` is an advise's ``--out`` folder (it holds ``advise.json``)."""
+    p = Path(str(path))
+    return p.is_dir() and (p / "advise.json").is_file()
+
+
+def advice_section(path) -> dict:
+    """An advise's ``--out`` folder as a report section: its question, the search in numbers,
+    the ranked table (:func:`analysis.advise.advice_rows`), the paragraph, each target over the
+    search's trials (:func:`analysis.advise.search_plot`), the trade-off plot when the targets
+    conflict (``front.png``) and the advised house rules. One sentence if the advise has not
+    finished."""
+    import json
+
+    import matplotlib.pyplot as plt
+
+    from . import advise as A
+
+    p = Path(str(path))
+    adv = A.read_advice(p)  # (refuses an unfinished advise in one sentence)
+    try:
+        d = json.loads((p / "advice.json").read_text())
+        trials = pl.read_parquet(p / "targets.parquet")
+    except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+        raise AnalysisError(f"'{p}' holds an advise whose files cannot be read ({e}).") from None
+    head, rows = A.advice_rows(d)
+    fields = d["fields"]
+    players = ", ".join(fields) if any(k != v for k, v in fields.items()) else next(iter(fields))
+    figs = []
+    fig = A.search_plot(trials, d)
+    figs.append(figure(fig, "Each target's estimate in every trial of the search (at the most"
+                       " games it played), the target shaded green, the answer's estimate on"
+                       " fresh games dashed red."))  # fmt: skip
+    plt.close(fig)
+    if (p / "front.png").is_file():
+        src = base64.b64encode((p / "front.png").read_bytes()).decode("ascii")
+        figs.append({"src": "data:image/png;base64," + src, "caption": "The targets in conflict:"
+                     " every candidate of the search, the bounds shaded, the settings no other"
+                     " beats on both shortfalls joined and labelled (front.png)."})  # fmt: skip
+    facts = [
+        ["rules searched from", d["rules_id"]],
+        ["players", players],
+        ["targets", "; ".join(d["targets"])],
+        ["knobs", ", ".join(d["vary"])],
+        ["budget", f"{fmt.number(d['budget'])} games ({fmt.number(d['games_played'])} played)"],
+        ["search", f"{d['trials']} trials ({d['stopped_early']} stopped early),"
+                   f" {fmt.number(d['search_games'])} games of seed {d['seed']}"],
+        ["verification", f"{len(d['ranking'])} settings x {fmt.number(d['verify_games'])}"
+                         f" fresh games of seed {d['verify_seed']}"],
+    ]  # fmt: skip
+    return {
+        "path": str(p),
+        "answer": "every target met" if d["feasible"] else "not every target met",
+        "facts": table(["", ""], facts, 2),
+        "ranked": table(head, rows, 3 + ("field" in head)),
+        "paragraph": d["paragraph"],
+        "figures": figs,
+        "toml": adv["rules"].read_text(),
+    }
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -415,6 +487,12 @@ def build_report(
     outp = Path(out)
     if outp.exists() and outp.is_dir():
         raise AnalysisError(f"'{outp}' is a directory; give a file name such as report.html.")
+    advice = []
+    if not isinstance(paths, RunSet):
+        advice = [advice_section(x) for x in paths if is_advice(x)]
+        paths = [x for x in paths if not is_advice(x)]
+        if not paths:
+            return _advice_report(outp, advice, title, experiment_games, fields)
     if fields is not None and not isinstance(paths, RunSet):
         from .field import parse_fields, paths_in_fields
 
@@ -462,6 +540,34 @@ def build_report(
         "tables": part.tables,
         "tests": _tests_table(part.tests),
         "across": _across_section(rs, fields) if metrics.across_fields else None,
+        "advice": advice,
+        "advice_methods": METHODS_ADVICE if advice else "",
+        "has_runs": True,
+    }
+    doc = _env().get_template(TEMPLATE).render(**ctx)
+    outp.parent.mkdir(parents=True, exist_ok=True)
+    outp.write_text(doc, encoding="utf-8")
+    return outp
+
+
+def _advice_report(outp: Path, advice: list[dict], title, experiment_games, fields) -> Path:
+    """A report of advise folders alone (no run directory): their sections and Methods."""
+    if experiment_games > 0:
+        raise AnalysisError("--experiment-games runs on the rules of run directories; these are"
+                            " advise folders only.")  # fmt: skip
+    if fields is not None:
+        raise AnalysisError("--field picks run directories by their players; these are advise"
+                            " folders only.")  # fmt: skip
+    names = ", ".join(a["path"] for a in advice)
+    ctx = {
+        "title": title or f"House-rules advice: {names}",
+        "css": Markup(CSS),
+        "generated": _dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "version": _version(),
+        "advice": advice,
+        "advice_methods": METHODS_ADVICE,
+        "methods": "",
+        "has_runs": False,
     }
     doc = _env().get_template(TEMPLATE).render(**ctx)
     outp.parent.mkdir(parents=True, exist_ok=True)

@@ -248,6 +248,11 @@ def test_an_infeasible_question_names_the_target_that_fails_and_by_how_much(tmp_
     assert "It meets comeback >= 0.15." in text
     assert (tmp_path / "x" / "front.png").is_file()  # the targets conflict: the trade-off plot
     assert "not every target met" in (tmp_path / "x" / "advised.toml").read_text()
+    from analysis.report import build_report
+
+    html = build_report([tmp_path / "x"], tmp_path / "r.html").read_text()
+    assert html.count('src="data:image/png;base64,') == 2  # the search and the front
+    assert "not every target met" in html and "The targets in conflict" in html
 
 
 def test_the_advised_rules_play_with_simulate(capsys, tmp_path):
@@ -337,12 +342,16 @@ def test_summarize_prints_them_and_refuses_bad_ones_in_one_sentence(run300, caps
         assert code == 2 and needle in err and err.count("\n") == 1, (args, err)
 
 
-def test_check_replays_an_advise_folder_on_fresh_games(capsys, tmp_path):
-    out = tmp_path / "adv"
-    code, _, err = run(capsys, "advise", "--target", "rounds_per_game in 8..12", "--vary",
-                       "elimination_score=81..141", "--budget", BUDGET, "--seed", "3",
-                       "--out", out)  # fmt: skip
-    assert code == 0, err
+@pytest.fixture(scope="module")
+def advised(tmp_path_factory):
+    out = tmp_path_factory.mktemp("advised") / "adv"
+    A.advise(["rounds_per_game in 8..12"], vary=["elimination_score=81..141"], budget=BUDGET,
+             seed=3, out=out)  # fmt: skip
+    return out
+
+
+def test_check_replays_an_advise_folder_on_fresh_games(capsys, advised):
+    out = advised
     code, text, err = run(capsys, "advise", "--check", out, "--games", "300")
     assert code == 0, err
     assert text.startswith("check: loba:pagat(elimination_score=") and "seed 424242" in text
@@ -360,3 +369,25 @@ def test_check_replays_an_advise_folder_on_fresh_games(capsys, tmp_path):
     ]:
         code, _, err = run(capsys, "advise", *args)
         assert code == 2 and needle in err and err.count("\n") == 1, (args, err)
+
+
+def test_report_shows_an_advise_folder(capsys, tmp_path, advised, run300):
+    import re
+
+    code, _, err = run(capsys, "report", advised, "-o", tmp_path / "a.html")
+    assert code == 0, err
+    html = (tmp_path / "a.html").read_text()
+    assert "House-rules advice" in html and "every target met" in html
+    assert "Play pagat with elimination_score=" in html  # the paragraph
+    assert "<th>rank</th>" in html.replace(' class="l"', "") and "rounds_per_game in 8..12" in html
+    assert html.count('src="data:image/png;base64,') == 1  # the search (no conflict: no front)
+    assert "<script" not in html and not re.search(r"(src|href)=\"(https?:)?//", html)
+    code, _, err = run(capsys, "report", run300, advised, "-o", tmp_path / "b.html")
+    assert code == 0, err
+    both = (tmp_path / "b.html").read_text()
+    assert both.index("Findings") < both.index("House-rules advice") < both.index("Key metrics")
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    (unfinished / "advise.json").write_text((advised / "advise.json").read_text())
+    code, _, err = run(capsys, "report", unfinished, "-o", tmp_path / "c.html")
+    assert code == 2 and "has not finished" in err and err.count("\n") == 1, err
