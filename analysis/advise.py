@@ -1663,10 +1663,7 @@ def front_plot(res: AdviceResult):
     estimate at the most games it played; with fields, each target's worst field), the
     targets' bounds shaded, the
     candidates no other beats on both shortfalls joined and labelled with their settings."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure as MplFigure
 
     p = res.plan
     ts = p.targets
@@ -1682,7 +1679,8 @@ def front_plot(res: AdviceResult):
     if not pairs:
         return None
     pts = [m for m in res.search if m.by_field]
-    fig, axes = plt.subplots(1, len(pairs), figsize=(5.2 * len(pairs), 4.4), squeeze=False)
+    fig = MplFigure(figsize=(5.2 * len(pairs), 4.4))
+    axes = fig.subplots(1, len(pairs), squeeze=False)
     for ax, (a, b) in zip(axes[0], pairs, strict=True):
         xs = np.array([m.worst(a)["value"] for m in pts], float)
         ys = np.array([m.worst(b)["value"] for m in pts], float)
@@ -1722,10 +1720,7 @@ def search_plot(trial_targets: pl.DataFrame, advice: dict):
     fields, each field's marker), the target's bounds shaded green, and the answer's estimate
     on fresh games as a red dashed line (each field's). ``trial_targets``: ``OUT/targets.
     parquet`` (:attr:`AdviceResult.trial_targets`); ``advice``: ``OUT/advice.json``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure as MplFigure
 
     texts = list(advice["targets"])
     fields = list(advice["fields"])
@@ -1733,7 +1728,8 @@ def search_plot(trial_targets: pl.DataFrame, advice: dict):
     best = advice["ranking"][0]["targets"]
     ncol = min(3, len(texts))
     nrow = math.ceil(len(texts) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.3 * nrow), squeeze=False)
+    fig = MplFigure(figsize=(4.6 * ncol, 3.3 * nrow))
+    axes = fig.subplots(nrow, ncol, squeeze=False)
     for k, (ax, text) in enumerate(zip(axes.flat, texts, strict=False)):
         part = trial_targets.filter(pl.col("target") == text) if trial_targets.height else None
         vals: list[float] = []

@@ -407,8 +407,6 @@ def advice_section(path) -> dict:
     finished."""
     import json
 
-    import matplotlib.pyplot as plt
-
     from . import advise as A
 
     p = Path(str(path))
@@ -426,7 +424,6 @@ def advice_section(path) -> dict:
     figs.append(figure(fig, "Each target's estimate in every trial of the search (at the most"
                        " games it played), the target shaded green, the answer's estimate on"
                        " fresh games dashed red."))  # fmt: skip
-    plt.close(fig)
     if (p / "front.png").is_file():
         src = base64.b64encode((p / "front.png").read_bytes()).decode("ascii")
         figs.append({"src": "data:image/png;base64," + src, "caption": "The targets in conflict:"

@@ -24,6 +24,7 @@ SMALL = {
         "TUNE_TRIALS": 2,
         "FIELD_GAMES": 200,
     },
+    "06_advise.ipynb": {"BUDGET": 2400, "CHECK_GAMES": 300},
 }
 
 
