@@ -63,7 +63,7 @@ CAPS: list[tuple[str, dict[str, int]]] = [
     ("--mode state", {"--games": 60, "--reps": 2}),
     ("loba rebuy-value", {"--games": 300, "--reps": 2}),
     ("loba tune", {"--games": 200, "--eval-games": 200, "--trials": 3}),
-    ("loba advise", {"--budget": 6000}),
+    ("loba advise", {"--budget": 6000, "--games": 1000}),
     ("loba tournament", {"--games": 40, "--resamples": 20}),
     ("loba calibrate", {"--runs": 3, "--games": 200}),
     ("loba sweep", {"--games": 200}),
