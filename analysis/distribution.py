@@ -38,7 +38,7 @@ def parse_quantiles(texts, cat) -> list[tuple[str, object]]:
     :data:`QUANTILES`: q10, the median, q90) or ``qNN(METRIC)`` / ``median(METRIC)`` (that one);
     several in one text separated by commas. ``cat``: the game's
     :class:`analysis.advise.Catalog`. One sentence if a text is not one."""
-    from .advise import _FUNC, Target, _per_game_metric
+    from .advise.targets import _FUNC, Target, _per_game_metric
 
     out: list[tuple[str, object]] = []
     for item in texts:
@@ -77,7 +77,7 @@ def parse_shares(texts, cat) -> list[tuple[str, object]]:
     """(row name, :class:`analysis.advise.Target`) for each range of a game's own value whose
     share of games is asked: ``METRIC in LO..HI``, ``METRIC <= X``, ``METRIC < X`` (strict),
     ``>=``, ``>`` (also written ``share(METRIC in LO..HI)``). One sentence if a text is not one."""
-    from .advise import _FUNC, Target, _bounds, _cond_text, _per_game_metric, _split
+    from .advise.targets import _FUNC, Target, _bounds, _cond_text, _per_game_metric, _split
 
     out: list[tuple[str, object]] = []
     for item in texts:
@@ -112,7 +112,8 @@ def distribution(games, seats, game=None, quantiles=(), shares=(), level: float 
     the columns of :func:`analysis.summarize` (:data:`COLUMNS`; ``kind`` ``quantile`` or
     ``share``, ``n`` the games with a value, ``method`` the interval's). The text is checked
     before any game is read."""
-    from .advise import _measurer, catalog
+    from .advise.measure import _measurer
+    from .advise.targets import catalog
 
     cat = catalog(game)
     items = parse_quantiles(quantiles, cat) + parse_shares(shares, cat)

@@ -13,6 +13,8 @@ import pytest
 from runs_util import run_cli as run
 
 from analysis import advise as A
+from analysis.advise.measure import _quantile
+from analysis.advise.output import _fmt
 from analysis.errors import AnalysisError
 
 TARGETS = ["rounds_per_game in 8..12", "comeback >= 0.15"]
@@ -242,7 +244,7 @@ def test_an_infeasible_question_names_the_target_that_fails_and_by_how_much(tmp_
     text = res.paragraph()
     assert text.startswith("No setting tried meets every target. The closest is pagat with")
     assert (
-        f"(rounds_per_game in 30..40: not met, {A._fmt(w['distance'], 'rounds')} below 30..40)"
+        f"(rounds_per_game in 30..40: not met, {_fmt(w['distance'], 'rounds')} below 30..40)"
         in text
     )
     assert "It meets comeback >= 0.15." in text
@@ -312,7 +314,7 @@ def test_summarize_adds_quantiles_and_shares_of_games_with_the_advisors_estimato
 
     rounds = np.sort(sim.simulate("pagat", "greedy,greedy,greedy", games=300, seed=2)
                      .games["rounds"].to_numpy().astype(float))  # fmt: skip
-    q = A._quantile(rounds, 0.5, 0.95)  # the advisor's estimator, not a copy of it
+    q = _quantile(rounds, 0.5, 0.95)  # the advisor's estimator, not a copy of it
     med = rows["rounds per game: median"]
     assert (med["value"], med["ci_low"], med["ci_high"]) == (q["value"], q["low"], q["high"])
     assert med["kind"] == "quantile" and med["unit"] == "rounds" and med["n"] == 300
