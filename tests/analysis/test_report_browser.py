@@ -50,3 +50,15 @@ def test_the_browser_check_sees_a_broken_page(tmp_path):
     assert [i["alt"] for i in page.broken_images] == ["missing", "corrupt"]
     text = "\n".join(page.errors)
     assert "missing.png" in text and "boom" in text and "notAFunction" in text
+
+
+def test_an_advise_report_loads_every_figure(tmp_path):
+    from analysis import advise as A
+
+    A.advise(["rounds_per_game in 30..40", "comeback >= 0.15"], vary=["elimination_score=61..121"],
+             budget=2400, seed=1, out=tmp_path / "adv")  # fmt: skip  (conflicting: front.png too)
+    out = tmp_path / "advice.html"
+    assert cli.main(["report", str(tmp_path / "adv"), "-o", str(out)]) == 0
+    page = load_page(out)
+    assert page.title.startswith("House-rules advice")
+    assert len(page.images) == 2 and page.broken_images == [] and page.errors == []
