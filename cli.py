@@ -746,6 +746,7 @@ def warm_cmd(game):
     " --vary elimination_score=81..201 --vary max_rebuys=0..2",
     "loba advise --targets examples/advise/loba-evening.toml --field greedy,mixed,smart",
     "loba advise --game moon --target 'hands_per_game in 6..10' --vary target=11..41",
+    "loba advise --check advice/e --games 200000     # the answer again, on fresh games",
 ))  # fmt: skip
 @click.option("--targets", "targets_file", default=None, type=click.Path(dir_okay=False),
               help="A TOML file: targets = [\"rounds_per_game in 8..12\", ...], optionally an"

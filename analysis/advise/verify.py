@@ -114,9 +114,10 @@ def check(
         data = cat.evaluate(res.games, res.seats, metrics)
         for t in tlist:
             d = assess(t, data, LEVEL)
-            row = {"field": f, "target": t.text, "value": d["value"], "low": d["low"],
+            row = {"field": f, "target": t.text, "value": _finite(d["value"]), "low": d["low"],
                    "high": d["high"], "unit": t.unit, "status": d["status"],
-                   "confidence": d["confidence"], "games": d["games"], "played": games}  # fmt: skip
+                   "confidence": _finite(d["confidence"]), "games": d["games"],
+                   "played": games}  # fmt: skip (NaN: null, so that JSON reads it)
             if adv is not None:
                 row["verified"] = adv["verified"].get(t.text, {}).get(f)
             rows.append(row)
@@ -124,6 +125,10 @@ def check(
             progress((i + 1) * games, len(fmap) * games)
     return _frame(rows).with_columns(pl.lit(s.rules.id).alias("rules_id"),
                                      pl.lit(seed).alias("seed"))  # fmt: skip
+
+
+def _finite(x):
+    return None if x is None or not math.isfinite(x) else x
 
 
 def _precise(value, lo, hi, unit) -> tuple[str, str]:
