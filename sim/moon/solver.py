@@ -28,7 +28,12 @@ Search (:func:`search`): fail-soft alpha-beta over single plays, three plies a t
 * equivalent trumps: of two trumps in one hand with no other seat's trump still in play
   between them, only the higher is tried (they are interchangeable in every line);
 * bounds: a position with r tricks left is worth 0..r (also when the table has no entry);
-  the last trick is counted, not searched.
+  a trump above every trump the other side holds wins the trick it is played to (a trump
+  beats any other tile, [B8], and every tile is played), so the bidder takes at least its
+  such trumps and at most r less the larger count of one defender's; the last trick is
+  counted, not searched;
+* :func:`solve` finds the exact value by null-window searches (MTD(f)), each one a test
+  "at least k?" that the table's bounds answer quickly the second time.
 
 Work arrays (:class:`Work`, :func:`new_work`) are allocated once by the caller and reused for
 any number of solves; :func:`solve` and the other entry points are compiled functions that
@@ -232,6 +237,34 @@ def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
             lo = v & 0xFF
             hi = (v >> 8) & 0xFF
             first = (v >> 16) & 0xFF
+        # top trumps: each trump above every trump of the other side wins its trick
+        kb = 0
+        kd1 = 0
+        kd2 = 0
+        d1 = (bidder + 1) % MAX_SEATS
+        seen_b = False
+        seen_d = False
+        for j in range(TRUMP_LEN[c]):
+            t = ORDER[c, j]
+            if (h[bidder] >> t) & 1:
+                if not seen_d:
+                    kb += 1
+                seen_b = True
+            elif (h[d1] >> t) & 1:
+                if not seen_b:
+                    kd1 += 1
+                seen_d = True
+            elif (h[(bidder + 2) % MAX_SEATS] >> t) & 1:
+                if not seen_b:
+                    kd2 += 1
+                seen_d = True
+            if seen_b and seen_d:
+                break
+        if kb > lo:
+            lo = np.int64(kb)
+        kd = kd1 if kd1 > kd2 else kd2
+        if r - kd < hi:
+            hi = r - kd
         if lo >= beta or lo == hi:  # (the bounds 0..r hold without an entry as well)
             return lo
         if hi <= alpha:
@@ -324,10 +357,20 @@ def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
 @kernel
 def solve(ws, h, c, bidder, leader, pos, t0, t1, gen):
     """The exact value (bidder's tricks from the trick under way to the end) of the position
-    :func:`search` describes; ``gen`` as there."""
+    :func:`search` describes; ``gen`` as there. Null-window searches (MTD(f)) close in on it
+    from a first guess of 2."""
     ws.stats[ST_SOLVES] += 1
-    return search(ws, h, c, bidder, leader, pos, t0, t1, np.int64(-1), np.int64(N_TRICKS + 1),
-                  gen, 0)  # fmt: skip
+    lower = np.int64(0)
+    upper = np.int64(N_TRICKS)
+    g = np.int64(2)
+    while lower < upper:
+        beta = g + 1 if g == lower else g
+        g = search(ws, h, c, bidder, leader, pos, t0, t1, beta - 1, beta, gen, 0)
+        if g < beta:
+            upper = g
+        else:
+            lower = g
+    return g
 
 
 @kernel
