@@ -205,7 +205,7 @@ def test_solver_table_entries_bound_their_positions(contract):
         h = np.array([sum(1 << t for t in hs) for hs in hands], dtype=np.int64)
         ws = new_work(12)
         g = next_generation(ws)
-        solve(ws, h, contract, 0, 0, 0, -1, -1, g)
+        solve(ws, h, contract, 0, 0, 0, -1, -1, g, 2)
         assert ws.stats[ST_GEN] == g
         keys = np.nonzero(ws.key)[0]
         assert len(keys) > 10
