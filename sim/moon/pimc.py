@@ -26,23 +26,32 @@ T / 100 prefers more tricks among equal scores (the opponents score the rest). T
 play as one side: an outcome is worth minus that to either defender.
 
 * **play**: each legal tile, in each deal, solved after it is played; the highest mean wins
-  (ties: the cheapest tile).
-* **declare** (widow in hand: discard and contract): in each deal every allowed contract with
-  the cheapest discard for it (its lowest off-trump tile); the two contracts of best mean are
-  then tried with every discard, on the same deals; the best (discard, contract).
-  ``trump_before_widow``: the contract over deals that include the widow (each with its
-  cheapest discard), then the discard over deals of the opponents' tiles.
+  (ties: the cheapest tile). A trump whose next higher trump still possibly in play is also
+  its own option is worth the same in every deal and is not solved again.
+* **declare** (widow in hand: discard and contract): the three contracts of strongest trump
+  holding (:func:`contract_order`), each with its cheapest discard (its lowest off-trump
+  tile), over the deals; the best of them, and the second too when its mean is within a point
+  of the best's, are then tried with every discard but a trump, on the same deals; the best
+  (discard, contract). ``trump_before_widow``: the contract over deals that include the widow
+  (each contract with its cheapest discard), then the discard over deals of the opponents'
+  tiles.
 * **bid** (the risk-aware rule): in each deal (the opponents' tiles and the widow) the seat's
-  best tricks as bidder T* = the most, over the allowed contracts, that it takes with the
-  widow and that contract's cheapest discard, leading the first trick. A bid L is worth its
-  expected points ``E_L = mean score(L, T*)`` — the estimated chance of making L times what it
-  scores, less the chance of being set times L (the moon: +-21 on T* = 7). It calls the legal
-  bid of highest ``E_L`` if that beats passing by more than ``caution`` points, else passes
-  (when passing is not allowed, ``force_last``, the best bid).
+  best tricks as bidder T* = the most, over the four contracts of its strongest trump
+  holdings, that it takes with the widow and that contract's cheapest discard, leading the
+  first trick. A bid L is worth its
+  expected points ``E_L = mean score(L, T*)``: the estimated chance of making L times what it
+  scores, less the chance of being set times L (the moon: +-21 on T* = 7; under
+  ``moon=instant`` a made moon is worth what the seat lacks of the target, 21 at least). It
+  calls the legal bid of highest ``E_L`` when that beats ``caution`` points, else passes.
+  Passing is not worth 0 but about ``caution``: another seat then takes the contract, and a
+  bidder averages some five points a hand (the default -3 was the best of -6, -3, 0.5 and 3
+  against two ``count`` seats). When passing voids the hand (the seat speaks last and nobody
+  has bid: a redeal, [B4]) the bar is 0; when passing is not allowed (``force_last``) it
+  calls the best bid.
 
 Parameters (slot order): ``samples`` (16; 1-256) deals per decision; ``budget`` (0: none; up to
 1e9) solver nodes per decision, after which no further deal is drawn (one at least is always
-solved); ``caution`` (0.5; -21 to 21) points a bid must be expected to beat passing by.
+solved); ``caution`` (-3; -21 to 21) the expected points a bid must beat.
 """
 
 from __future__ import annotations
@@ -89,6 +98,7 @@ TIE = 0.01  # the value of one trick among equal scores
 STAGE1 = 3  # declaring: contracts tried with their cheapest discard (the strongest holdings)
 STAGE2 = 2  # ... of which the best are tried with every discard,
 STAGE2_GAP = 1.0  # ... the second only if its mean is within this many points of the first's
+BID_CONTRACTS = 4  # bidding: contracts tried in each deal (the strongest holdings)
 
 # the view as read by read_view: V[...] slots of an int64 array
 V_SEAT, V_BIDDER, V_TRUMP, V_BID, V_OWN, V_HIDDEN, V_EXTRA = 0, 1, 2, 3, 4, 5, 6
@@ -555,7 +565,7 @@ def best_tricks(own, pub, played, params, rng, out):
     s = v[V_SEAT]
     # contracts from the strongest trump holding (a likely best first, the others tested)
     order = np.zeros(N_CONTRACTS, dtype=np.int64)
-    m = contract_order(pub, v[V_OWN], order)
+    m = min(contract_order(pub, v[V_OWN], order), BID_CONTRACTS)
     done = 0
     for k in range(out.shape[0]):
         if spent(ws, params, k):
