@@ -23,7 +23,12 @@ from the seat's own random stream alone.
 T: :mod:`.solver`); an outcome is worth ``score(bid, T) + T / 100`` to the bidder, where
 ``score`` is the contract's points (+T or +bid when made, -bid when set; +-21 for the moon) and
 T / 100 prefers more tricks among equal scores (the opponents score the rest). The defenders
-play as one side: an outcome is worth minus that to either defender.
+play as one side: an outcome is worth minus that to either defender, who also counts its own
+tricks (each trick a defender takes is its point, [B9]): ``own`` times its double-dummy tricks
+from the trick under way with itself against the other two, a second solve. Without it a
+defender lets the other defender take the tricks, and when a weak bidder is set the other
+defender gains as much as it does (against ``random`` and ``count``, ``own`` 0 won 61% of 200
+games, 1 74.5%, 2 75%).
 
 * **play**: each legal tile, in each deal, solved after it is played; the highest mean wins
   (ties: the cheapest tile). A trump whose next higher trump still possibly in play is also
@@ -51,7 +56,8 @@ play as one side: an outcome is worth minus that to either defender.
 
 Parameters (slot order): ``samples`` (16; 1-256) deals per decision; ``budget`` (0: none; up to
 1e9) solver nodes per decision, after which no further deal is drawn (one at least is always
-solved); ``caution`` (-3; -21 to 21) the expected points a bid must beat.
+solved); ``caution`` (-3; -21 to 21) the expected points a bid must beat; ``own`` (1; 0-10) the
+weight of a defender's own tricks in its play.
 """
 
 from __future__ import annotations
@@ -91,9 +97,9 @@ from .solver import (
 from .tricks import FOLLOW, bit, led_suit
 
 TT_BITS = 15  # the solver's table for one decision: 2**15 entries (512 KiB)
-P_SAMPLES, P_BUDGET, P_CAUTION = 0, 1, 2
-PARAMS = {"samples": 16.0, "budget": 0.0, "caution": -3.0}
-RANGES = {"samples": (1, 256), "budget": (0, 1e9), "caution": (-21, 21)}
+P_SAMPLES, P_BUDGET, P_CAUTION, P_OWN = 0, 1, 2, 3
+PARAMS = {"samples": 16.0, "budget": 0.0, "caution": -3.0, "own": 1.0}
+RANGES = {"samples": (1, 256), "budget": (0, 1e9), "caution": (-21, 21), "own": (0, 10)}
 TIE = 0.01  # the value of one trick among equal scores
 STAGE1 = 3  # declaring: contracts tried with their cheapest discard (the strongest holdings)
 STAGE2 = 2  # ... of which the best are tried with every discard,
@@ -340,7 +346,9 @@ def pimc_play(own, pub, played, params, rng, acts, n):
     t1 = played[PL.TILE + npl - pos + 1] if pos > 1 else -1
     leader = pub[PUB.LEADER]
     rep = same_trumps(v, acts, n, c, t0, t1)
+    mine = params[P_OWN] if s != b else 0.0
     guess = np.int64(2)
+    guess_own = np.int64(1)
     for k in range(n_samples(params)):
         if spent(ws, params, k):
             break
@@ -349,8 +357,12 @@ def pimc_play(own, pub, played, params, rng, acts, n):
             if rep[i] != i:
                 continue
             t = acts[i, A.TILE]
-            guess = solve_after(ws, h, c, b, leader, pos, t0, t1, s, t, k + 1, guess)
+            guess = solve_after(ws, h, c, b, leader, pos, t0, t1, s, t, 2 * k + 1, guess)
             val[i] += outcome(v, v[V_BID], v[V_BTRICKS] + guess, made_tricks)
+            if mine != 0.0:  # a defender's own tricks: itself against the other two
+                guess_own = solve_after(ws, h, c, s, leader, pos, t0, t1, s, t, 2 * k + 2,
+                                        guess_own)  # fmt: skip
+                val[i] += mine * guess_own
     for i in range(n):
         val[i] = val[rep[i]]
     return best_row(val, n, acts, c)
@@ -427,24 +439,22 @@ def declare_choice(own, pub, played, params, rng, acts, n):
     s = v[V_SEAT]
     hand = v[V_OWN]
     made_tricks = pub[PUB.RULES + RULE.MADE_SCORES] == MADE_SCORES.TRICKS
+    order = np.zeros(N_CONTRACTS, dtype=np.int64)
+    n_c = min(contract_order(pub, hand, order), STAGE1)
+    # stage 1: the likeliest contracts, each with its cheapest discard, deal by deal (the
+    # budget counts from here)
+    cval = np.zeros(n_c)
     k_done = 0
     for k in range(m):
         if spent(ws, params, k):
             break
         sample_deal(rng, v, deals[k], tiles)
         k_done += 1
-    order = np.zeros(N_CONTRACTS, dtype=np.int64)
-    n_c = min(contract_order(pub, hand, order), STAGE1)
-    # stage 1: the likeliest contracts, each with its cheapest discard
-    cval = np.full(n_c, -1e18)
-    for j in range(n_c):
-        c = order[j]
-        d = cheapest_discard(hand, c)
-        x = 0.0
-        for k in range(k_done):
+        for j in range(n_c):
+            c = order[j]
+            d = cheapest_discard(hand, c)
             last[k] = tricks_as_bidder(ws, deals[k], c, s, d, 1 + k * N_CONTRACTS + c, last[k])
-            x += outcome(v, v[V_BID], last[k], made_tricks)
-        cval[j] = x
+            cval[j] += outcome(v, v[V_BID], last[k], made_tricks)
     # stage 2: the best of them with every discard but a trump, on the same deals
     best = -1e18
     best_d = -1

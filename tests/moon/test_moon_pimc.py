@@ -314,3 +314,16 @@ def test_b5_pimc_answers_the_same_whatever_the_hidden_tiles(preset):
                 copy_state(base, g.st)
                 g.step()  # the trick, by the game's own policies
     assert seen["bid"] >= 5 and seen["declare"] >= 5 and seen["play"] >= 50, seen
+
+
+def test_pimc_budget_stops_drawing_deals():
+    """A node budget of 1 is spent by the first deal's solves: every decision then rests on one
+    deal, so the games are those of ``samples=1`` (the same draws from the seat's stream)."""
+    from sim.moon.batch import play_batch
+
+    rules = SPEC.make(max_hands_per_game=30)
+    a = play_batch(rules, ["pimc:budget=1", "count", "greedy"], seed=21, count=4, hands_cap=30)
+    b = play_batch(rules, ["pimc:samples=1", "count", "greedy"], seed=21, count=4, hands_cap=30)
+    c = play_batch(rules, ["pimc:samples=3", "count", "greedy"], seed=21, count=4, hands_cap=30)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
