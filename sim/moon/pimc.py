@@ -24,10 +24,10 @@ T: :mod:`.solver`); an outcome is worth ``score(bid, T) + T / 100`` to the bidde
 ``score`` is the contract's points (+T or +bid when made, -bid when set; +-21 for the moon) and
 T / 100 prefers more tricks among equal scores (the opponents score the rest). The defenders
 play as one side: an outcome is worth minus that to either defender, who also counts its own
-tricks (each trick a defender takes is its point, [B9]): ``own`` times its double-dummy tricks
+tricks (each trick a defender takes is its point, [B9]): ``selfish`` times its double-dummy tricks
 from the trick under way with itself against the other two, a second solve. Without it a
 defender lets the other defender take the tricks, and when a weak bidder is set the other
-defender gains as much as it does (against ``random`` and ``count``, ``own`` 0 won 61% of 200
+defender gains as much as it does (against ``random`` and ``count``, ``selfish`` 0 won 61% of 200
 games, 1 74.5%, 2 75%).
 
 * **play**: each legal tile, in each deal, solved after it is played; the highest mean wins
@@ -56,8 +56,8 @@ games, 1 74.5%, 2 75%).
 
 Parameters (slot order): ``samples`` (16; 1-256) deals per decision; ``budget`` (0: none; up to
 1e9) solver nodes per decision, after which no further deal is drawn (one at least is always
-solved); ``caution`` (-3; -21 to 21) the expected points a bid must beat; ``own`` (1; 0-10) the
-weight of a defender's own tricks in its play.
+solved); ``caution`` (-3; -21 to 21) the expected points a bid must beat; ``selfish`` (1;
+0-10) the weight of a defender's own tricks in its play.
 """
 
 from __future__ import annotations
@@ -97,9 +97,9 @@ from .solver import (
 from .tricks import FOLLOW, bit, led_suit
 
 TT_BITS = 15  # the solver's table for one decision: 2**15 entries (512 KiB)
-P_SAMPLES, P_BUDGET, P_CAUTION, P_OWN = 0, 1, 2, 3
-PARAMS = {"samples": 16.0, "budget": 0.0, "caution": -3.0, "own": 1.0}
-RANGES = {"samples": (1, 256), "budget": (0, 1e9), "caution": (-21, 21), "own": (0, 10)}
+P_SAMPLES, P_BUDGET, P_CAUTION, P_SELFISH = 0, 1, 2, 3
+PARAMS = {"samples": 16.0, "budget": 0.0, "caution": -3.0, "selfish": 1.0}
+RANGES = {"samples": (1, 256), "budget": (0, 1e9), "caution": (-21, 21), "selfish": (0, 10)}
 TIE = 0.01  # the value of one trick among equal scores
 STAGE1 = 3  # declaring: contracts tried with their cheapest discard (the strongest holdings)
 STAGE2 = 2  # ... of which the best are tried with every discard,
@@ -346,7 +346,7 @@ def pimc_play(own, pub, played, params, rng, acts, n):
     t1 = played[PL.TILE + npl - pos + 1] if pos > 1 else -1
     leader = pub[PUB.LEADER]
     rep = same_trumps(v, acts, n, c, t0, t1)
-    mine = params[P_OWN] if s != b else 0.0
+    mine = params[P_SELFISH] if s != b else 0.0
     guess = np.int64(2)
     guess_own = np.int64(1)
     for k in range(n_samples(params)):
