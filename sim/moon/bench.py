@@ -8,6 +8,10 @@ Beside it, as for Loba, a floor kernel: per hand it only shuffles the 22 tiles, 
 to each seat and the widow, and plays seven tricks of a random held tile per seat (no bidding,
 no rules, no policy), with the same per-game random streams and as many hands per game as the
 measured run; the ratio of the two per-hand costs says what the rules and policies cost.
+
+A search policy at a seat (one with a cheap setting, ``Policy.quick``: ``pimc``) also gets
+its cost per decision by kind (:func:`decision_costs`), timed on the views of hands played by
+``count`` seats.
 """
 
 from __future__ import annotations
@@ -103,7 +107,7 @@ def measure(rules, policies, games: int, threads: int = 1, seed: int = 1) -> tup
 
 def run_bench(rules, seats, games: int, seed: int = 12345, threads: int = 2):
     """Yield report lines: games/s of ``seats`` under ``rules`` on 1 and ``threads`` threads."""
-    from .batch import seat_label, seat_list
+    from .batch import resolve_policy, seat_label, seat_list
 
     rs = resolve_rules(rules)
     ss = seat_list(seats)
@@ -124,6 +128,105 @@ def run_bench(rules, seats, games: int, seed: int = 12345, threads: int = 2):
             f"  floor kernel: {fps:,.0f} games/s, {floor_ns:.0f} ns/hand/core; "
             f"kernel/floor = {ns / floor_ns:.1f}x per hand"
         )
+    for seat in dict.fromkeys(seat_label(s) for s in ss):  # a search policy: its decisions
+        pol = resolve_policy(seat)[0]
+        if getattr(pol, "quick", ""):
+            costs = decision_costs(rs, seat, games=10, seed=seed)
+            yield f"{seat}: microseconds per decision, timed on count's hands of 10 games:"
+            yield "  " + ", ".join(f"{k} {us:,.0f} ({n})" for k, (n, us) in costs.items())
+
+
+def decision_costs(rules, seat, games: int = 10, seed: int = 1) -> dict[str, tuple[int, float]]:
+    """What one decision of the policy ``seat`` (a seat string) costs, by kind: {kind: (how
+    many were timed, mean microseconds)}, kinds ``bid``, ``declare``, ``play`` and
+    ``play, trick 1`` .. ``play, trick 6``.
+
+    Timed on the views of hands that three ``count`` seats play (game ``0 .. games-1`` of run
+    ``seed``): the opener's first call of each auction, the bidder's declaration (under
+    ``trump_before_widow`` its trump), and at each trick the leader's play and the next seat's
+    after a random legal lead; each a direct call of the policy's compiled function on a copy
+    of the view the engine would hand it (a decision with one legal tile is not asked)."""
+    from .api import DECISIONS, compiled_moon
+    from .batch import param_row, resolve_policy
+    from .engine import copy_state, fill_pub, new_state
+    from .layout import BIDS, DEC, DOUBLES, MAX_ACTS, N_CONTRACTS, PASS, PH, PL, PUB, G
+    from .play import Game
+    from .rules import RULE
+    from .tricks import legal_list
+
+    rs = resolve_rules(rules)
+    R = rs.to_array()
+    pol, ov = resolve_policy(seat)
+    bid_fn, trump_fn, play_fn = (compiled_moon(f) for f in pol.decisions(DECISIONS))
+    params = param_row(pol, ov)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    acts = np.zeros((MAX_ACTS, 2), dtype=np.int16)
+    rng = np.zeros(2, dtype=np.uint64)
+    pick = np.random.default_rng(seed)
+    times: dict[str, list[float]] = {}
+
+    def call(kind, fn, st, q, dec, own, rows):
+        fill_pub(st, R, q, dec, pub)
+        for i, (a, b) in enumerate(rows):
+            acts[i, 0], acts[i, 1] = a, b
+        seed_stream(rng, seed, len(times.get(kind, ())))
+        played = st.played.copy()
+        t = time.perf_counter()
+        fn(own, pub, played, params, rng, acts, len(rows))
+        times.setdefault(kind, []).append(1e6 * (time.perf_counter() - t))
+
+    call("warm-up", bid_fn, new_state(), 0, DEC.BID, np.zeros(N_TILES, np.int8), [(PASS, 0)])
+    times.clear()
+    for i in range(games):
+        g = Game(rs, ("count",) * MAX_SEATS, seed=seed, index=i, trace=False)
+        while not g.done:
+            st = g.st
+            ph = g.phase
+            if ph == PH.BID:
+                q = int(st.g[G.OPENER])
+                rows = [(b, 0) for b in (PASS, *BIDS)]
+                call("bid", bid_fn, st, q, DEC.BID, st.hands[q].copy(), rows)
+            elif ph == PH.DECLARE:
+                b = int(st.g[G.BIDDER])
+                own = st.hands[b].copy()
+                cs = [c for c in range(N_CONTRACTS) if c != DOUBLES or R[RULE.ALLOW_DOUBLES_TRUMP]]
+                if R[RULE.TRUMP_BEFORE_WIDOW]:
+                    call("declare", trump_fn, st, b, DEC.TRUMP, own, [(-1, c) for c in cs])
+                else:
+                    own[st.g[G.WIDOW]] = 1
+                    rows = [(t, c) for t in range(N_TILES) if own[t] for c in cs]
+                    call("declare", trump_fn, st, b, DEC.DECLARE, own, rows)
+            elif ph == PH.PLAY:
+                k = int(st.g[G.TRICK])
+                lead = int(st.g[G.LEADER])
+                c = int(st.g[G.TRUMP])
+                tiles = g.hand_of(lead)
+                if len(tiles) > 1:
+                    kind = f"play, trick {k + 1}"
+                    own = st.hands[lead].copy()
+                    call(kind, play_fn, st, lead, DEC.PLAY, own, [(t, 0) for t in tiles])
+                    alt = new_state()  # the next seat, after a random legal lead
+                    copy_state(st, alt)
+                    t0 = tiles[int(pick.integers(len(tiles)))]
+                    npl = int(alt.g[G.NPLAYED])
+                    alt.hands[lead, t0] = 0
+                    alt.played[PL.TILE + npl] = t0
+                    alt.played[PL.SEAT + npl] = lead
+                    alt.played[PL.BY + t0] = lead
+                    alt.g[G.NPLAYED] = npl + 1
+                    q = (lead + 1) % MAX_SEATS
+                    legal = legal_list(g.hand_of(q), t0, c)
+                    if len(legal) > 1:
+                        own = alt.hands[q].copy()
+                        call(kind, play_fn, alt, q, DEC.PLAY, own, [(t, 0) for t in legal])
+            g.step()
+    out = {k: (len(v), float(np.mean(v))) for k, v in times.items() if k.startswith(("bid", "de"))}
+    plays = [x for k, v in times.items() if k.startswith("play") for x in v]
+    if plays:
+        out["play"] = (len(plays), float(np.mean(plays)))
+    for k in sorted(x for x in times if x.startswith("play")):
+        out[k] = (len(times[k]), float(np.mean(times[k])))
+    return out
 
 
 def main(argv: list[str]) -> None:

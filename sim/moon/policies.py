@@ -13,10 +13,15 @@
   may hold any, then walkers; leads walkers as a defender; otherwise plays the cheapest tile
   that beats the trick so far, or sheds its lowest tile. Played tiles (and its own discard)
   count as gone, so tiles become top as the hand goes on.
+* ``pimc``    search (:mod:`.pimc`): at every decision it deals the tiles it cannot see in
+  ``samples`` ways consistent with its view, solves each deal double-dummy (:mod:`.solver`)
+  and takes the option of best mean value; it bids the legal bid of highest expected score
+  when that beats passing by ``caution`` points.
 
 Tile "power" (:data:`POWER`), the ordering for "highest" / "lowest" / "cheapest": a trump is
 100 + its trump rank, any other tile 10 x high + low. Parameters live in :data:`POLICIES`'
-dicts (slot order); ``count`` has ``margin`` (default 0.5).
+dicts (slot order); ``count`` has ``margin`` (default 0.5); ``pimc`` has ``samples`` (16),
+``budget`` (0: none), ``caution`` (-3) and ``selfish`` (1).
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ from .layout import (
     PUB,
     A,
 )
+from .pimc import PARAMS as PIMC_PARAMS
+from .pimc import RANGES as PIMC_RANGES
+from .pimc import pimc_bid, pimc_play, pimc_trump
 from .rules import RULE
 from .tiles import HI, LO
 from .tricks import bit
@@ -519,5 +527,17 @@ POLICIES: dict[str, Policy] = {
         params={"margin": 0.5},
         doc="counts sure tricks to bid, declare and play; margin = optimism when bidding",
         game="moon",
+    ),
+    "pimc": Policy(
+        "pimc",
+        bid=pimc_bid,
+        trump=pimc_trump,
+        play=pimc_play,
+        params=PIMC_PARAMS,
+        ranges=PIMC_RANGES,
+        doc="search: deals the hidden tiles `samples` ways from its view, solves each"
+        " double-dummy, takes the best mean; bids the best expected score beating `caution`",
+        game="moon",
+        quick="samples=2",  # registry-wide checks (every preset, no JIT)
     ),
 }

@@ -59,6 +59,8 @@ TIMEOUT = 600  # seconds, one command
 
 # (pattern found in the command, {option: cap}): the first matching entry's caps apply
 CAPS: list[tuple[str, dict[str, int]]] = [
+    ("count,pimc", {"--games": 4, "--resamples": 20}),  # a Moon pimc seat: a few games a second
+    ("pimc,", {"--games": 6}),
     ("audit_many.py", {"--games": 30}),
     ("--mode state", {"--games": 60, "--reps": 2}),
     ("loba rebuy-value", {"--games": 300, "--reps": 2}),

@@ -4,6 +4,8 @@ a run is cut into chunks; what a policy sees is what B.5 allows."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -15,18 +17,28 @@ from sim.moon.policies import POLICIES
 from sim.moon.rules import RULE, SPEC
 from sim.moon.schema import GR, HR, SR
 from sim.policies.api import Policy, decision
+from sim.testing import quick_seat
 
 GAMES = 200
+SEARCH_GAMES = 20  # for a search policy (pimc), at its cheap setting (Policy.quick)
 CAP = 40  # hands per traced game (max_hands_per_game): random seats would play 500
+
+
+def seat_and_games(policy: str, games: int = GAMES, search: int = SEARCH_GAMES):
+    """The seat string registry-wide checks give ``policy`` (a search policy's cheap setting)
+    and how many games to play with it."""
+    seat = quick_seat("moon", policy)
+    return seat, (games if seat == policy else search)
 
 
 @pytest.mark.parametrize("preset", list(SPEC.presets))
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_playouts_pass_the_auditor(preset, policy):
     rules = SPEC.make(preset, max_hands_per_game=CAP)
-    seats = [policy] * 3
-    games, seats_rows, _ = play_batch(rules, seats, seed=101, count=GAMES)
-    for i in range(GAMES):
+    seat, n = seat_and_games(policy)
+    seats = [seat] * 3
+    games, seats_rows, _ = play_batch(rules, seats, seed=101, count=n)
+    for i in range(n):
         g = record(rules, seats, 101, i)
         ev = g.events()
         assert audit(ev) == [], (preset, policy, i)
@@ -62,19 +74,22 @@ def test_mixed_seats_full_length_games():
 
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_determinism_whatever_the_split(policy):
-    seats = [policy, "count", "greedy"]
+    seat, n = seat_and_games(policy, 300, 30)
+    seats = [seat, "count", "greedy"]
     rules = SPEC.make("bid", max_hands_per_game=60)
-    whole = play_batch(rules, seats, seed=99, start=0, count=300, hands_cap=60)
+    whole = play_batch(rules, seats, seed=99, start=0, count=n, hands_cap=60)
+    cut = (0, 1, 2 * n // 5, 2 * n // 5 + 1, n)
     parts = [
         play_batch(rules, seats, seed=99, start=a, count=b - a, hands_cap=60)
-        for a, b in ((0, 1), (1, 120), (120, 121), (121, 300))
+        for a, b in itertools.pairwise(cut)
     ]
     for k in range(3):
         assert np.array_equal(whole[k], np.concatenate([p[k] for p in parts]))
-    again = play_batch(rules, seats, seed=99, start=200, count=5, hands_cap=60)
+    a = 2 * n // 3
+    again = play_batch(rules, seats, seed=99, start=a, count=5, hands_cap=60)
     for k in range(3):
-        assert np.array_equal(again[k], whole[k][200:205])
-    other = play_batch(rules, seats, seed=100, start=0, count=300, hands_cap=60)
+        assert np.array_equal(again[k], whole[k][a : a + 5])
+    other = play_batch(rules, seats, seed=100, start=0, count=n, hands_cap=60)
     assert not np.array_equal(other[0], whole[0])
 
 

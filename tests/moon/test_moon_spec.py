@@ -25,7 +25,7 @@ def test_spec_plays_the_same_games_as_the_package():
     assert ev[0]["seats"] == ["count:margin=1", "greedy", "random"]
     assert "Hand 1" in SPEC.to_text(ev, only_round=1)
     assert SPEC.detail_cap(rules) == 60 and SPEC.rule_prefix == "B"
-    assert set(SPEC.policies) == {"random", "greedy", "count"}
+    assert set(SPEC.policies) == {"random", "greedy", "count", "pimc"}
 
 
 def test_spec_summary_and_bench():

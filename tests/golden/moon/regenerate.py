@@ -30,6 +30,7 @@ CASES = [
         15,
         1,
     ),
+    ("pimc", "moon:gamerules", "pimc,count,greedy", 16, 0),  # the search policy
 ]
 
 
