@@ -566,7 +566,7 @@ PROGRESS_AFTER = 2.0  # seconds: a tournament this long says on stderr which sea
     "loba tournament --seats-pool random,greedy,hold,careful,wary --players 4 --games 2000",
     "loba tournament --seats-pool greedy,hold:patience=1,hold:patience=6 --plot t.png",
     "loba tournament --players 3 --all-orders --out runs/t3 --format json",
-    "loba tournament --game moon --games 5000    # random, greedy, count at 3 seats",
+    "loba tournament --game moon --seats-pool random,greedy,count --games 5000",
 ))  # fmt: skip
 @O.game_option
 @O.rules_option
