@@ -94,7 +94,7 @@ from .solver import (
     solve,
     solve_after,
 )
-from .tricks import FOLLOW, bit, led_suit
+from .tricks import FOLLOW, bit, bits_of, led_suit
 
 TT_BITS = 15  # the solver's table for one decision: 2**15 entries (512 KiB)
 P_SAMPLES, P_BUDGET, P_CAUTION, P_SELFISH = 0, 1, 2, 3
@@ -117,15 +117,6 @@ _ALL = (1 << N_TILES) - 1
 
 
 # ---------------------------------------------------------------- the view
-
-
-@kernel
-def bits_of(own):
-    b = 0
-    for t in range(N_TILES):
-        if own[t] != 0:
-            b |= bit(t)
-    return b
 
 
 @kernel

@@ -50,7 +50,7 @@ from .pimc import RANGES as PIMC_RANGES
 from .pimc import pimc_bid, pimc_play, pimc_trump
 from .rules import RULE
 from .tiles import HI, LO
-from .tricks import bit
+from .tricks import bit, bits_of
 
 # ---------------------------------------------------------------- tables (plain Python)
 
@@ -257,16 +257,6 @@ def greedy_play(own, pub, played, params, rng, acts, n):
 
 
 # ---------------------------------------------------------------- count
-
-
-@kernel
-def bits_of(own):
-    """A tile mask (int8[N_TILES]) as a 22-bit integer, bit t = tile t."""
-    b = 0
-    for t in range(N_TILES):
-        if own[t] != 0:
-            b |= bit(t)
-    return b
 
 
 @kernel

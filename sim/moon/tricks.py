@@ -57,6 +57,16 @@ def bit(tile):
 
 
 @kernel
+def bits_of(own):
+    """A tile mask (int8[N_TILES]) as a 22-bit integer, bit t = tile t."""
+    b = 0
+    for t in range(N_TILES):
+        if own[t] != 0:
+            b |= bit(t)
+    return b
+
+
+@kernel
 def is_trump(tile, trump):
     """[B6] the tile is a trump under contract ``trump``."""
     h = _HI[tile]
