@@ -475,7 +475,7 @@ def read_targets_file(path) -> TargetsFile:
     if not isinstance(vary, list) or not all(isinstance(v, str) for v in vary):
         raise AnalysisError(
             f"{where}: [advise] vary must be a list of strings such as"
-            ' ["elimination_score=101..201", "max_rebuys=0,1,2"].'
+            ' ["KNOB=LO..HI", "KNOB=A,B,C"].'
         )
     spt = adv.get("seconds_per_turn")
     if spt is not None and (isinstance(spt, bool) or not isinstance(spt, int | float)):
