@@ -279,9 +279,10 @@ def build_world(st, hand, melds, pile, pub, known, placed, before, cnt, pool, se
 
 
 @kernel
-def round_value(st, me, opp):
+def round_value(st, me, opp, elim, limit):
     """``opp`` times the opponents' mean penalty this round, minus the seat's own (0 for a void
-    round)."""
+    round); a seat whose score reaches ``limit`` (the elimination score) with this round's
+    penalty counts ``elim`` points more (the opponents too, weighted ``opp``)."""
     if st.g[G.OUT] < 0:
         return 0.0
     tot = 0.0
@@ -289,8 +290,11 @@ def round_value(st, me, opp):
     for q in range(st.g[G.NP]):
         if q != me and st.s[q, S.STATUS] == ST.ACTIVE:
             tot += st.s[q, S.PENALTY]
+            if elim != 0.0 and st.s[q, S.SCORE] >= limit:
+                tot += elim
             k += 1
-    return opp * (tot / k if k > 0 else 0.0) - st.s[me, S.PENALTY]
+    own = st.s[me, S.PENALTY] + (elim if elim != 0.0 and st.s[me, S.SCORE] >= limit else 0.0)
+    return opp * (tot / k if k > 0 else 0.0) - own
 
 
 @kernel
@@ -300,13 +304,20 @@ def playout_turns(st, R, fns, params, bufs, tr, limit):
     return turn_loop(st, R, fns, params, bufs, tr, limit)
 
 
-@jit(readonly=("hand", "melds", "pile", "pub", "hist", "cands", "stops", "own"))
-def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, opp, own, fns):
+@jit(readonly=("hand", "melds", "pile", "pub", "hist", "cands", "stops", "own", "field"))
+def mc_choose(
+    hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, z, opp, own, fns,
+    field, elim, batch,
+):  # fmt: skip
     """The index (< ``nc``) of the candidate chosen by :func:`pick` (``z``) from the values
     over ``worlds`` sampled worlds (module docstring); ``cands[i]`` an option row
     (``stops[i] = 1``: stop playing), ``fns`` the playout's
     :class:`~sim.loba.layout.SeatFns`; ``own``: the mc seat's parameters in the playouts
-    (empty: greedy plays on for it, else smart's). Counts into the seat's ``mem``."""
+    (empty: greedy plays on for it, else smart's); ``field``: the opponents' (empty: greedy,
+    else smart's); ``elim``: :func:`round_value`'s elimination weight. ``batch`` > 0: look
+    after every ``batch`` worlds and stop playing a candidate (other than 0) whose mean paired
+    gain over candidate 0 is not above zero (every world the same: no gain), and stop the
+    search when candidate 0 alone is left. Counts into the seat's ``mem``."""
     me = pub[PUB.SEAT]
     R = view_rules(pub)
     kind = pub[PUB.DECISION]
@@ -325,10 +336,23 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
     for w in range(worlds):
         seeds[w] = next_u64(rng)
     vals = np.zeros((worlds, nc), dtype=np.float64)
+    alive = np.ones(nc, dtype=np.int64)
     cap = R[RULE.MAX_TURNS_PER_ROUND] + 1
+    limit = float(R[RULE.ELIMINATION_SCORE])
+    for q in range(MAX_SEATS):
+        if q != me:
+            for j in range(field.shape[0]):
+                params[q, j] = field[j]
+    done = worlds
     for w in range(worlds):
         for i in range(nc):
+            if alive[i] == 0:
+                continue
             build_world(st, hand, melds, pile, pub, known, placed, before, cnt, pool, seeds[w], at)
+            if field.shape[0] > 0:
+                for q in range(MAX_SEATS):
+                    if q != me:
+                        st.mem[q, F_SELF] = 1.0
             f = st.mem[me]
             f[F_ON] = kind + 1
             f[F_STOP] = stops[i]
@@ -338,11 +362,63 @@ def mc_choose(hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, 
             for j in range(A.SIZE):
                 f[F_ROW + j] = cands[i, j]
             playout_turns(st, R, fns, params, bufs, tr, cap)
-            vals[w, i] = round_value(st, me, opp)
+            vals[w, i] = round_value(st, me, opp, elim, limit)
             mem[MC_PLAYOUTS] += 1.0
             mem[MC_MISSES] += f[F_MISS] + (f[F_ON] > 0)  # not used at all: also a miss
+        if batch > 0 and (w + 1) % batch == 0 and w + 1 < worlds:
+            left = prune(vals[: w + 1], alive)
+            if left <= 1:
+                done = w + 1
+                break
     mem[MC_SEARCHES] += 1.0
+    if batch > 0:
+        return pick_alive(vals[:done], z, alive)
     return pick(vals, z)
+
+
+@kernel
+def gain_se(vals, i):
+    """Candidate ``i``'s mean paired gain over candidate 0 in ``vals[world, candidate]`` and
+    its standard error."""
+    worlds = vals.shape[0]
+    m = 0.0
+    for w in range(worlds):
+        m += vals[w, i] - vals[w, 0]
+    m /= worlds
+    v = 0.0
+    for w in range(worlds):
+        d = vals[w, i] - vals[w, 0] - m
+        v += d * d
+    return m, np.sqrt(v / max(worlds - 1, 1) / worlds)
+
+
+@kernel
+def prune(vals, alive):
+    """Stop candidates (``alive[i] = 0``) whose mean gain over candidate 0 is not above zero;
+    returns how many are left (candidate 0 included)."""
+    left = 1
+    for i in range(1, vals.shape[1]):
+        if alive[i] == 1:
+            m, _ = gain_se(vals, i)
+            if m <= 0.0:
+                alive[i] = 0
+            else:
+                left += 1
+    return left
+
+
+@kernel
+def pick_alive(vals, z, alive):
+    """:func:`pick` among the candidates still ``alive``."""
+    best = 0
+    gain = 0.0
+    for i in range(1, vals.shape[1]):
+        if alive[i] == 1:
+            m, se = gain_se(vals, i)
+            if m > gain and m > z * se:
+                best = i
+                gain = m
+    return best
 
 
 @kernel

@@ -142,9 +142,15 @@ def test_a_card_an_opponent_took_and_still_holds_stays_in_its_hand():
     assert n2 < 40  # c2 is anywhere again
 
 
+@pytest.mark.parametrize(
+    "seats",
+    [
+        "mc:n=2:width=3,greedy,mc:n=3:z=0,careful",
+        "expert:n=4:width=3:batch=2,smart,expert:n=3:z=0:elim=20:batch=1,careful",
+    ],
+)
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
-def test_mc_plays_whole_games_legally(preset):
-    seats = "mc:n=2:width=3,greedy,mc:n=3:z=0,careful"
+def test_mc_plays_whole_games_legally(preset, seats):
     res = sim.simulate(preset, seats, games=30, seed=8)
     assert res.seats["bad_answers"].sum() == 0
     assert pl.Series(res.games["winner"]).null_count() == 0
@@ -159,6 +165,31 @@ def test_mc_searches_and_every_forced_answer_is_played():
         searches, playouts, misses = g.st.mem[q, [X.MC_SEARCHES, X.MC_PLAYOUTS, X.MC_MISSES]]
         assert searches > 20 and playouts >= 2 * searches and misses == 0
         assert g.st.s[q, S.BAD_ANSWERS] == 0
+
+
+def test_expert_stops_hopeless_candidates_early_and_plays_every_forced_answer():
+    """expert (batch=4 of n=16): some searches end before every candidate has had all its
+    worlds, every forced answer is still played, and nothing it does is a bad answer."""
+    g = Game("pagat", "expert:n=16:batch=4,smart,smart,smart", seed=3).play()
+    searches, playouts, misses = g.st.mem[0, [X.MC_SEARCHES, X.MC_PLAYOUTS, X.MC_MISSES]]
+    assert searches > 20 and misses == 0 and g.st.s[0, S.BAD_ANSWERS] == 0
+    # a full search plays 16 worlds x (>= 2 candidates); early stops leave far fewer
+    assert playouts < 16 * 2 * searches, (playouts, searches)
+
+
+def test_prune_and_pick_alive():
+    """prune stops a candidate whose mean gain over candidate 0 is not above zero (equal in
+    every world, or worse); pick_alive then chooses among the others by z standard errors."""
+    rng = np.random.default_rng(0)
+    base = rng.normal(0, 5, 32)
+    vals = np.stack([base, base, base - 1, base + 3 + rng.normal(0, 1, 32), base + 0.1], axis=1)
+    alive = np.ones(5, dtype=np.int64)
+    assert X.prune(vals, alive) == 3 and list(alive) == [1, 0, 0, 1, 1]
+    assert X.pick_alive(vals, 2.0, alive) == 3  # a clear gain
+    alive[3] = 0
+    assert X.pick_alive(vals, 2.0, alive) == 4  # +0.1 in every world: no spread, a sure gain
+    assert X.pick_alive(vals, 2.0, np.array([1, 0, 0, 0, 0])) == 0
+    assert X.pick(vals, 2.0) == 3
 
 
 def permute_hidden(g: Game, me: int, seed: int) -> bool:
@@ -215,9 +246,17 @@ def draw_from_stock(g: Game, me: int) -> None:
     st.g[G.TURN_AT] = TAT.PLAY
 
 
+SEARCHERS = {
+    "mc": "mc:n=6:width=6:z=0",
+    # expert's own playouts (smart opponents) and early stops; z=0 so that it departs often
+    "expert": "expert:n=8:width=6:z=0:batch=2",
+}
+
+
+@pytest.mark.parametrize("who", SEARCHERS)
 @pytest.mark.parametrize("seed, turn", [(1, 4), (2, 8), (3, 12), (4, 6), (5, 10)])
-def test_mc_choices_do_not_change_when_the_hidden_cards_are_permuted(seed, turn):
-    g = at_turn_of(1, seed, turn, "greedy,mc:n=6:width=6:z=0,greedy,greedy")
+def test_mc_choices_do_not_change_when_the_hidden_cards_are_permuted(seed, turn, who):
+    g = at_turn_of(1, seed, turn, f"greedy,{SEARCHERS[who]},greedy,greedy")
     me = 1
     # the draw: the same choice (and, from the discard pile, the same whole turn)
     a, b = g.fork(), g.fork()

@@ -33,6 +33,31 @@ from .mc import mc_discard, mc_draw, mc_play
 from .rebuy import REBUY_SLOT0, rebuy_always, rebuy_if_opponents, rebuy_never, rebuy_table
 from .smart import SMART_PARAMS, smart_discard, smart_draw, smart_play
 
+# mc's parameters and defaults; expert's are the same slots with other defaults
+MC_PARAMS = {
+    "n": 16.0,
+    "width": 8.0,
+    "z": 2.0,
+    "opp": 1.0,
+    "play": 1.0,
+    "field": 0.0,
+    "elim": 0.0,
+    "batch": 0.0,
+}
+MC_RANGES = {
+    "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
+    "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
+    "z": (0, 10),  # standard errors an option must gain over greedy's choice (0: best)
+    "opp": (0, 1),  # weight of the opponents' mean penalty in the value (0: own only)
+    "play": (0, 1),  # its fast policy: 0 greedy, 1 smart (its own play in the playouts)
+    "field": (0, 1),  # the opponents' policy in the playouts: 0 greedy, 1 smart
+    "elim": (0, 1000),  # value points a seat pays for reaching the elimination score
+    "batch": (0, 256),  # worlds between looks that stop hopeless candidates (0: never)
+}
+# expert: mc with the opponents played by smart in the playouts, up to 32 worlds, looking every
+# 8 (docs/loba.md, "How the policies were measured")
+EXPERT_PARAMS = MC_PARAMS | {"n": 32.0, "field": 1.0, "batch": 8.0}
+
 __all__ = [
     "POLICIES",
     "REBUY_RULES",
@@ -131,16 +156,20 @@ POLICIES = {
         mc_draw,
         mc_play,
         mc_discard,
-        params={"n": 16.0, "width": 8.0, "z": 2.0, "opp": 1.0, "play": 1.0},
-        ranges={
-            "n": (1, 256),  # hidden worlds sampled per decision (every option on the same ones)
-            "width": (1, 64),  # options searched at most (greedy's preferred first; 1: greedy)
-            "z": (0, 10),  # standard errors an option must gain over greedy's choice (0: best)
-            "opp": (0, 1),  # weight of the opponents' mean penalty in the value (0: own only)
-            "play": (0, 1),  # its fast policy: 0 greedy, 1 smart (its own play in the playouts)
-        },
+        params=dict(MC_PARAMS),
+        ranges=dict(MC_RANGES),
         doc="search: plays each option out to the round's end in n worlds sampled from its view",
         quick="n=1:width=2",  # registry-wide checks (every preset x player count, no JIT)
+    ),
+    "expert": Policy(
+        "expert",
+        mc_draw,
+        mc_play,
+        mc_discard,
+        params=dict(EXPERT_PARAMS),
+        ranges=dict(MC_RANGES),
+        doc="mc that models its opponents by smart and spends its worlds where options differ",
+        quick="n=2:width=2:batch=1",  # registry-wide checks (every preset x player count)
     ),
 }
 

@@ -28,8 +28,10 @@ from .smart import SMART_PARAMS, smart_next, smart_take, smart_throw
 
 # mc's parameter slots: worlds sampled per decision, candidates searched at most, the standard
 # errors a candidate must gain over the fast policy's choice, the weight of the opponents'
-# penalty in the value, and its fast policy (0 greedy, 1 smart: its own play in the playouts)
-MC_WORLDS, MC_WIDTH, MC_Z, MC_OPP, MC_PLAY = 0, 1, 2, 3, 4
+# penalty in the value, its fast policy (0 greedy, 1 smart: its own play in the playouts), the
+# opponents' policy in the playouts (0 greedy, 1 smart), the value's elimination weight and the
+# worlds between looks (0: no early stops; search.mc_choose)
+MC_WORLDS, MC_WIDTH, MC_Z, MC_OPP, MC_PLAY, MC_FIELD, MC_ELIM, MC_BATCH = 0, 1, 2, 3, 4, 5, 6, 7
 
 
 @kernel
@@ -103,9 +105,10 @@ def mc_search(hand, melds, pile, pub, params, rng, hist, mem, acts, idx, stops, 
                 cands[i, j] = acts[idx[i], j]
     worlds = max(int(params[MC_WORLDS]), 1)
     own = SMART_PARAMS[:8] if params[MC_PLAY] == 1.0 else SMART_PARAMS[:0]
+    field = SMART_PARAMS[:8] if params[MC_FIELD] == 1.0 else SMART_PARAMS[:0]
     b = mc_choose(
         hand, melds, pile, pub, hist, rng, mem, cands, stops, nc, worlds, params[MC_Z],
-        params[MC_OPP], own, playout_fns(),
+        params[MC_OPP], own, playout_fns(), field, params[MC_ELIM], int(params[MC_BATCH]),
     )  # fmt: skip
     return idx[b]
 
