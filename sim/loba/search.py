@@ -12,14 +12,19 @@ thrown since stays in that opponent's hand. Nothing else is read: the policy nev
 game's own state (the engine hands it only the sealed view, :mod:`sim.loba.api`).
 
 Each candidate is then played in each world (the same worlds for every candidate: common random
-numbers) by the engine's own turn code (:func:`~sim.loba.engine.turn_loop`) until the round
-ends: the opponents by ``greedy``, the mc seat by its fast policy (``greedy`` or ``smart``, the
-``po_*`` functions of :mod:`sim.loba.policies.mc`), its first decision answered with the candidate
-(:func:`forced`, through its memory in the world, so the world's engine regenerates the options
-itself). A candidate's value in a world is ``opp`` times the opponents' mean penalty of the
-round minus the seat's own (going out scores 0, or the one-turn bonus, [A27]-[A28]; a void
-round scores 0 for everyone). :func:`pick` keeps candidate 0 (the fast policy's own choice)
-unless another's mean paired gain over it exceeds ``z`` standard errors; then the best such.
+numbers) by the engine's own turn code (:func:`~sim.loba.engine.turn_loop`) until the round ends:
+the opponents by ``greedy`` (``field``: ``smart``), the mc seat by its fast policy (``greedy`` or
+``smart``, the ``po_*`` functions of :mod:`sim.loba.policies.mc`), its first decision answered with
+the candidate (:func:`forced`, through its memory in the world, so the world's engine regenerates
+the options itself). A candidate's value in a world is ``opp`` times the opponents' mean penalty of
+the round minus the seat's own (going out scores 0, or the one-turn bonus, [A27]-[A28]; a void round
+scores 0 for everyone). :func:`pick` keeps candidate 0 (the fast policy's own choice) unless
+another's mean paired gain over it exceeds ``z`` standard errors; then the best such. With ``batch``
+B > 0 (``expert``) it looks after every B worlds and stops playing the candidates whose mean paired
+gain over candidate 0 is not above zero (:func:`prune`), and stops the search once candidate 0 alone
+is left, so the worlds go to the decisions that are contested. ``field`` plays the opponents by
+``smart`` instead of ``greedy``; ``elim`` weighs reaching the elimination score in the value
+(:func:`round_value`).
 
 The engine code compiled here is a copy of its own (typed on the playout's functions), so the
 main engine (:func:`sim.loba.kernel.drive`) is neither bigger nor slower for the other policies.

@@ -9,6 +9,8 @@ greedy in its seat on the same games.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import polars as pl
 import pytest
@@ -165,6 +167,20 @@ def test_mc_searches_and_every_forced_answer_is_played():
         searches, playouts, misses = g.st.mem[q, [X.MC_SEARCHES, X.MC_PLAYOUTS, X.MC_MISSES]]
         assert searches > 20 and playouts >= 2 * searches and misses == 0
         assert g.st.s[q, S.BAD_ANSWERS] == 0
+
+
+def test_mc_defaults_play_as_before_expert_was_added():
+    """mc's new parameters (field, elim, batch) are off by default: 150 turns of a seeded game
+    with two mc seats end in the very state they did before (hash taken on the commit before
+    them, e71fd55, as plain Python)."""
+    g = Game("pagat", "mc:n=2:width=3,greedy,smart,mc:n=2", seed=5)
+    for _ in range(150):
+        g.turn()
+    st = g.st
+    blob = st.hist[: st.g[G.HIST_N]].tobytes() + st.s.tobytes() + st.hands.tobytes()
+    assert hashlib.sha256(blob).hexdigest() == (
+        "f8a503483ad74eebe20d8523ba3dfde123708e2c201053cd7e57ff1b8dd5cb0e"
+    )
 
 
 def test_expert_stops_hopeless_candidates_early_and_plays_every_forced_answer():

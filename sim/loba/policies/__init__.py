@@ -54,9 +54,9 @@ MC_RANGES = {
     "elim": (0, 1000),  # value points a seat pays for reaching the elimination score
     "batch": (0, 256),  # worlds between looks that stop hopeless candidates (0: never)
 }
-# expert: mc with the opponents played by smart in the playouts, up to 32 worlds, looking every
-# 8 (docs/loba.md, "How the policies were measured")
-EXPERT_PARAMS = MC_PARAMS | {"n": 32.0, "field": 1.0, "batch": 8.0}
+# expert: mc with up to 64 worlds, looking every 8 to stop candidates that show no gain
+# (docs/performance.md, "The search policy mc": chosen on paired games against three smart)
+EXPERT_PARAMS = MC_PARAMS | {"n": 64.0, "batch": 8.0}
 
 __all__ = [
     "POLICIES",
@@ -168,7 +168,7 @@ POLICIES = {
         mc_discard,
         params=dict(EXPERT_PARAMS),
         ranges=dict(MC_RANGES),
-        doc="mc that models its opponents by smart and spends its worlds where options differ",
+        doc="mc with 64 worlds, spent where the options differ (early stops every 8)",
         quick="n=2:width=2:batch=1",  # registry-wide checks (every preset x player count)
     ),
 }

@@ -8,8 +8,15 @@
   for every candidate: common random numbers), opponents by ``greedy`` and itself by its fast
   policy (``play`` 1: ``smart``, 0: ``greedy``), and keeps the fast policy's own choice unless a
   candidate's mean value beats it by more than ``z`` standard errors of the paired gain (the
-  value: ``opp`` times the opponents' mean penalty of the round minus its own). Rebuys stay
-  with the seat's rebuy rule. Cost and strength: docs/performance.md ("The search policy mc").
+  value: ``opp`` times the opponents' mean penalty of the round minus its own, ``elim`` points
+  more for a seat the round takes to the elimination score). Rebuys stay with the seat's
+  rebuy rule. ``field`` 1 plays the opponents by ``smart`` in the playouts (0: ``greedy``);
+  ``batch`` B > 0 looks after every B worlds and stops playing the candidates that show no
+  mean gain over the fast policy's choice (:func:`sim.loba.search.mc_choose`).
+* ``expert``  ``mc`` with other defaults (``n=64``, ``batch=8``; the registry's EXPERT_PARAMS):
+  the same functions, the same compiled code.
+
+Cost and strength: docs/performance.md ("The search policy mc").
 """
 
 from __future__ import annotations
