@@ -29,6 +29,7 @@ from sim.loba.layout import (
     MELD,
     N_IDS,
     PH,
+    ST,
     TAT,
     G,
     H,
@@ -191,6 +192,21 @@ def test_expert_stops_hopeless_candidates_early_and_plays_every_forced_answer():
     assert searches > 20 and misses == 0 and g.st.s[0, S.BAD_ANSWERS] == 0
     # a full search plays 16 worlds x (>= 2 candidates); early stops leave far fewer
     assert playouts < 16 * 2 * searches, (playouts, searches)
+
+
+def test_round_value_charges_elim_for_reaching_the_limit():
+    """The value: opp x the opponents' mean penalty minus the seat's own; with elim, a seat the
+    round takes to the limit (its score after the round) counts elim points more."""
+    st = new_state()
+    st.g[G.NP], st.g[G.OUT] = 4, 2
+    for q, (pen, score) in enumerate([(10, 95), (20, 101), (0, 50), (30, 60)]):
+        st.s[q, S.STATUS] = ST.ACTIVE
+        st.s[q, S.PENALTY], st.s[q, S.SCORE] = pen, score + pen
+    assert X.round_value(st, 0, 1.0, 0.0, 101.0) == pytest.approx(50 / 3 - 10)
+    assert X.round_value(st, 0, 1.0, 20.0, 101.0) == pytest.approx((50 + 20) / 3 - 30)
+    assert X.round_value(st, 2, 0.5, 20.0, 101.0) == pytest.approx(0.5 * (60 + 40) / 3)
+    st.g[G.OUT] = -1  # a void round
+    assert X.round_value(st, 0, 1.0, 20.0, 101.0) == 0.0
 
 
 def test_prune_and_pick_alive():
