@@ -729,15 +729,17 @@ def tune_cmd(policy, against, params, games, trials, seed, game, preset, sets, p
         click.echo(f"wrote {out_dir} ({', '.join(T.STUDY_FILES)})", err=True)
 
 
-@cli.command("warm", epilog=examples("loba warm", "loba warm --game moon"))
+@cli.command("warm", epilog=examples("loba warm", "loba warm --game moon", "loba warm --search"))
 @O.game_option
-def warm_cmd(game):
+@click.option("--search", is_flag=True, help="Also the search policies (Loba's mc, Moon's pimc):"
+              " their own copies of the turn code compile for minutes.")  # fmt: skip
+def warm_cmd(game, search):
     """Compile every game's kernel and every built-in policy into the kernel cache now (the
     README's install command runs it), so that no later command waits for a compile."""
     from sim.runner import warm
 
     C.announce_compile(game)
-    warm(game, click.echo)
+    warm(game, click.echo, search)
 
 
 @cli.command("advise", epilog=examples(

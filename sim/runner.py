@@ -365,17 +365,21 @@ def resume_run(
     )
 
 
-def warm(game=None, report: Callable[[str], None] | None = None) -> list[tuple[str, str, float]]:
+def warm(
+    game=None, report: Callable[[str], None] | None = None, search: bool = False
+) -> list[tuple[str, str, float]]:
     """Compile every built-in policy and add-on rule of ``game`` (None: of every registered
     game), with the game's kernel, into the on-disk kernel cache (:mod:`sim.jit`), by playing
     one game of each at the game's usual table: later processes load them instead of compiling.
+    The search policies (those with a cheap ``quick`` setting, :class:`sim.policies.api.Policy`:
+    their own copies of the turn code take minutes) only with ``search``.
     ``report(line)`` is told each as it is done. Returns (game, seat, seconds) per seating."""
     from .games import game_names, get_game
 
     done = []
     for spec in [get_game(game)] if game is not None else [get_game(g) for g in game_names()]:
         players = len(spec.default_seats.split(","))
-        seats = list(spec.policies)
+        seats = [name for name, p in spec.policies.items() if search or not p.quick]
         first = seats[0]
         for kind, (registry, _default) in spec.addons.items():
             seats += [f"{first}+{kind}={name}" for name, r in registry.items() if r.load is None]

@@ -87,8 +87,8 @@ timeout 300 loba simulate --games 1000 --out runs/cluster --backend dask --sched
 # command as shown (its trailing comment dropped) -> (what CI runs instead, or None: not run;
 # the reason)
 REWRITES: dict[str, tuple[str | None, str]] = {
-    "pip install -e . && loba simulate --games 20000": (
-        "loba simulate --games 1000",
+    "pip install -e . && loba warm && loba simulate --games 20000": (
+        "loba warm && loba simulate --games 1000",
         "CI installed the checkout already (an install here needs the network and minutes)",
     ),
     "bash .ci/run": (None, "it is CI itself: it runs this test"),
@@ -315,7 +315,7 @@ def test_readme_keeps_the_two_setup_commands():
     """The project's rule: the README always shows the two commands that set up a fresh
     machine, install and run the main job, and install and run the tests."""
     shown = [strip_comment(c.text) for c in commands("README.md")]
-    assert "pip install -e . && loba simulate --games 20000" in shown
+    assert "pip install -e . && loba warm && loba simulate --games 20000" in shown
     assert "bash .ci/run" in shown
 
 
