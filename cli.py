@@ -248,8 +248,12 @@ def simulate_cmd(ctx, game, preset, sets, seats, games, seed, threads, record_ro
                  " and those lines.")  # fmt: skip
 @O.verbose_option
 def bench_cmd(games, game, preset, sets, seats, fmt):
-    """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
+    """Throughput of the kernel (1 thread and all threads) against a floor kernel, and of the
+    same games end to end (a run directory written, as simulate --out does)."""
+    from analysis.cli.listing import bench_table
+    from sim.game import BenchFigure
     from sim.isolated import bench_lines
+    from sim.runner import end_to_end
     from sim.setup import check_run
 
     if isinstance(games, bool) or games < 1:
@@ -259,14 +263,21 @@ def bench_cmd(games, game, preset, sets, seats, fmt):
     log = C.Verbose()
     log.run(rules, seat_list, 0, preset)
     C.announce_compile(spec.name)
-    lines = C.guarded(bench_lines, spec, seat_list, rules.id, games, 12345,
+    items = C.guarded(bench_lines, spec, seat_list, rules.id, games, 12345,
                       doing="while benchmarking")  # fmt: skip
+    figures = [x for x in items if isinstance(x, BenchFigure)]
+    lines = [x for x in items if not isinstance(x, BenchFigure)]
+    e2e = {f.threads: end_to_end(rules, seat_list, games, 12345, f.threads) for f in figures}
     log(f"benchmarked {games:,} games in {log.lap():.2f} s")
     log.kernel(spec.name)
     if fmt == "json":
         seat_labels = [s.label for s in seat_list]
+        rows = [{**f._asdict(), "end_to_end_games_per_s": e2e[f.threads]} for f in figures]
         lines = [json.dumps({"game": spec.name, "rules_id": rules.id, "seats": seat_labels,
-                             "games": games, "report": list(lines)}, indent=2)]  # fmt: skip
+                             "games": games, "report": lines, "figures": rows},
+                            indent=2)]  # fmt: skip
+    else:
+        lines += bench_table(figures, e2e)
     C.echo_lines(lines)
 
 

@@ -390,3 +390,17 @@ def warm(
             if report is not None:
                 report(f"{spec.name} {seat}: ready in {done[-1][2]:.1f} s")
     return done
+
+
+def end_to_end(rules, seats, games: int, seed: int, threads: int, game=None) -> float:
+    """Games per second of ``loba simulate --out`` for these games: a whole run directory
+    (Parquet parts, manifest, summary from the disk) written into a temporary folder, timed
+    from the call to the summary, after an untimed run of a few games has loaded the kernel
+    and the writer. ``loba bench`` sets it beside the kernel's figure."""
+    with tempfile.TemporaryDirectory(prefix="loba-bench-") as tmp:
+        stream_run(rules, seats, games=min(games, 64), seed=seed, game=game,
+                   out_dir=Path(tmp) / "warm", threads=threads)  # fmt: skip
+        t = time.perf_counter()
+        stream_run(rules, seats, games=games, seed=seed, game=game, out_dir=Path(tmp) / "run",
+                   threads=threads)  # fmt: skip
+        return games / max(time.perf_counter() - t, 1e-9)

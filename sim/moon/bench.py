@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..game import BenchFigure
 from ..jit import jit
 from ..rng import below, seed_stream, shuffle
 from .batch import resolve_rules, seat_tables
@@ -128,6 +129,7 @@ def run_bench(rules, seats, games: int, seed: int = 12345, threads: int = 2):
             f"  floor kernel: {fps:,.0f} games/s, {floor_ns:.0f} ns/hand/core; "
             f"kernel/floor = {ns / floor_ns:.1f}x per hand"
         )
+        yield BenchFigure(th, gps, ns / floor_ns)
     for seat in dict.fromkeys(seat_label(s) for s in ss):  # a search policy: its decisions
         pol = resolve_policy(seat)[0]
         if getattr(pol, "quick", ""):
