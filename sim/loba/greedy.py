@@ -20,7 +20,7 @@ from .moves import (
     bit_index,
     copy_rows2,
     gen_layoffs,
-    gen_new_melds,
+    largest_new_meld,
     options_bound,
     pierna_count,
     view_rules,
@@ -102,12 +102,14 @@ def play_out(h, ms, nm, R, melded, seat, opts):
     for i in range(N_IDS):
         hn += h[i]
     while hn > 0:
-        n = gen_new_melds(h, hn, R, opts, 0)
-        if melded and n == 0:  # (a new meld, key >= 300, comes before any lay-off, <= 2)
-            n = gen_layoffs(h, hn, ms, nm, R, opts, n)
-        if n == 0:
-            break
-        k = best_play(opts, n)
+        # (a new meld, key >= 300, comes before any lay-off, <= 2)
+        if largest_new_meld(h, hn, R, opts[0]):
+            k = 0
+        else:
+            n = gen_layoffs(h, hn, ms, nm, R, opts, 0) if melded else 0
+            if n == 0:
+                break
+            k = best_play(opts, n)
         hn -= opts[k, A.N]
         if opts[k, A.TYPE] == PLAY.MELD:
             melded = True
