@@ -17,9 +17,9 @@ from .cards import rank_of, suit_of
 from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
     apply_play,
+    best_layoff,
     bit_index,
     copy_rows2,
-    gen_layoffs,
     largest_new_meld,
     options_bound,
     pierna_count,
@@ -101,19 +101,17 @@ def play_out(h, ms, nm, R, melded, seat, opts):
     hn = 0
     for i in range(N_IDS):
         hn += h[i]
+    row = opts[0]
     while hn > 0:
-        # (a new meld, key >= 300, comes before any lay-off, <= 2)
-        if largest_new_meld(h, hn, R, opts[0]):
-            k = 0
-        else:
-            n = gen_layoffs(h, hn, ms, nm, R, opts, 0) if melded else 0
-            if n == 0:
+        # best_play of every option: a new meld (key >= 300) before any lay-off (<= 2),
+        # each found without listing the options (tests/loba/test_largest_meld.py)
+        if not largest_new_meld(h, hn, R, row):
+            if not melded or not best_layoff(h, hn, ms, nm, R, row):
                 break
-            k = best_play(opts, n)
-        hn -= opts[k, A.N]
-        if opts[k, A.TYPE] == PLAY.MELD:
+        hn -= row[A.N]
+        if row[A.TYPE] == PLAY.MELD:
             melded = True
-        nm = apply_play(h, ms, nm, opts[k], seat)
+        nm = apply_play(h, ms, nm, row, seat)
     return hn
 
 

@@ -604,6 +604,64 @@ def gen_layoffs_wanted(hand, hand_n, melds, nm, R, acts, n, wants, held):
 
 
 @kernel(inline="always")
+def _layoff_row(row, i, cid, p, newp):
+    row[A.TYPE] = PLAY.LAYOFF
+    row[A.KIND] = i
+    row[A.KEY] = cid
+    row[A.LO] = p
+    row[A.HI] = newp
+    row[A.JMASK] = 0
+    row[A.N] = 1
+    return True
+
+
+@kernel(readonly=("hand", "melds"))
+def best_layoff(hand, hand_n, melds, nm, R, row):
+    """The lay-off greedy's order (``greedy.best_play``: a natural before a joker, then the
+    first) picks among :func:`gen_layoffs`' options, written into ``row``, found without
+    listing them: the first natural lay-off in their order, else the first joker one.
+    Returns whether the hand has a lay-off. ``tests/loba/test_largest_meld.py`` checks it
+    against the list."""
+    if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
+        return False
+    jm_i = -1  # the first joker lay-off: its meld and position
+    jm_p = 0
+    for i in range(nm):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = int(melds[i, M.KEY])
+            for s in range(4):
+                cid = s * 13 + r - 1
+                if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
+                    return _layoff_row(row, i, cid, -1, 0)
+            continue
+        s = int(melds[i, M.KEY])
+        lo = int(melds[i, M.LO])
+        hi = int(melds[i, M.HI])
+        jm = int(melds[i, M.JMASK])
+        if hi - lo + 1 >= 13:
+            continue
+        if lo > 1 and hand[pos_card(lo - 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(lo - 1, s), lo - 1, 0)
+        if hi < 14 and hand[pos_card(hi + 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(hi + 1, s), hi + 1, 0)
+        if R[RULE.JOKER_END_MOVE] == 1:
+            if (jm >> lo) & 1 and hi < 14 and hand[pos_card(lo, s)] > 0:
+                return _layoff_row(row, i, pos_card(lo, s), lo, hi + 1)
+            if (jm >> hi) & 1 and lo > 1 and hand[pos_card(hi, s)] > 0:
+                return _layoff_row(row, i, pos_card(hi, s), hi, lo - 1)
+        if jm_i < 0 and hand[JOKER] > 0 and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
+            if lo > 1:
+                jm_i = i
+                jm_p = lo - 1
+            elif hi < 14:
+                jm_i = i
+                jm_p = hi + 1
+    if jm_i >= 0:
+        return _layoff_row(row, jm_i, JOKER, jm_p, 0)
+    return False
+
+
+@kernel(inline="always")
 def _layoffs_on(hand, melds, i, R, acts, n):
     """The lay-offs of the hand onto table meld ``i``, appended to ``acts[:n]``."""
     if melds[i, M.KIND] == MELD.PIERNA:
