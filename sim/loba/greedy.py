@@ -21,7 +21,6 @@ from .moves import (
     bit_index,
     copy_rows2,
     largest_new_meld,
-    options_bound,
     pierna_count,
     view_rules,
 )
@@ -97,7 +96,7 @@ def loose_cards(hand, cover):
 @kernel
 def play_out(h, ms, nm, R, melded, seat, opts):
     """Play largest-first from hand ``h`` and table ``ms`` (changed in place) until no play
-    is left; returns the cards left in hand."""
+    is left; returns the cards left in hand. ``opts``: scratch of one option row or more."""
     hn = 0
     for i in range(N_IDS):
         hn += h[i]
@@ -186,7 +185,7 @@ def going_out(hand, melds, pub, acts, n, must):
     its increments and decrements gone.)"""
     R = view_rules(pub)
     h = np.zeros(HAND_W, dtype=np.int8)
-    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
+    opts = np.empty((1, A.SIZE), dtype=np.int16)  # (play_out needs one option row)
     ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
     return fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms)
 
