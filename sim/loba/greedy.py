@@ -17,11 +17,10 @@ from .cards import rank_of, suit_of
 from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
     apply_play,
+    best_layoff,
     bit_index,
     copy_rows2,
-    gen_layoffs,
-    gen_new_melds,
-    options_bound,
+    largest_new_meld,
     pierna_count,
     view_rules,
 )
@@ -97,21 +96,21 @@ def loose_cards(hand, cover):
 @kernel
 def play_out(h, ms, nm, R, melded, seat, opts):
     """Play largest-first from hand ``h`` and table ``ms`` (changed in place) until no play
-    is left; returns the cards left in hand."""
+    is left; returns the cards left in hand. ``opts``: scratch of one option row or more."""
     hn = 0
     for i in range(N_IDS):
         hn += h[i]
+    row = opts[0]
     while hn > 0:
-        n = gen_new_melds(h, hn, R, opts, 0)
-        if melded and n == 0:  # (a new meld, key >= 300, comes before any lay-off, <= 2)
-            n = gen_layoffs(h, hn, ms, nm, R, opts, n)
-        if n == 0:
-            break
-        k = best_play(opts, n)
-        hn -= opts[k, A.N]
-        if opts[k, A.TYPE] == PLAY.MELD:
+        # best_play of every option: a new meld (key >= 300) before any lay-off (<= 2),
+        # each found without listing the options (tests/loba/test_largest_meld.py)
+        if not largest_new_meld(h, hn, R, row):
+            if not melded or not best_layoff(h, hn, ms, nm, R, row):
+                break
+        hn -= row[A.N]
+        if row[A.TYPE] == PLAY.MELD:
             melded = True
-        nm = apply_play(h, ms, nm, opts[k], seat)
+        nm = apply_play(h, ms, nm, row, seat)
     return hn
 
 
@@ -186,7 +185,7 @@ def going_out(hand, melds, pub, acts, n, must):
     its increments and decrements gone.)"""
     R = view_rules(pub)
     h = np.zeros(HAND_W, dtype=np.int8)
-    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
+    opts = np.empty((1, A.SIZE), dtype=np.int16)  # (play_out needs one option row)
     ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
     return fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms)
 

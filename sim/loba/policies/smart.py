@@ -80,14 +80,22 @@ def loose_in_hand(hand, melds, pub):
 def fewest_left(hand, melds, pub, acts, n):
     """The option after which playing largest-first leaves the fewest cards in hand, then the
     fewest penalty points ([A3]); ties: greedy's order (largest meld, high end). Going out, when
-    some ordering does, leaves the fewest cards of all."""
+    some ordering does, leaves the fewest cards of all. (Its scratch is allocated here, the
+    work done in :func:`fewest_left_on`, compiled without reference counting; the play-outs
+    need one option row, :func:`~sim.loba.greedy.play_out`.)"""
     R = view_rules(pub)
+    h = np.zeros(HAND_W, dtype=np.int8)
+    opts = np.empty((1, A.SIZE), dtype=np.int16)
+    ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
+    return fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms)
+
+
+@kernel(readonly=("hand", "melds", "pub", "acts"))
+def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
+    """:func:`fewest_left` on its scratch (``h``, ``opts``, ``ms``)."""
     nm = pub[PUB.NMELDS]
     seat = pub[PUB.SEAT]
-    h = np.zeros(HAND_W, dtype=np.int8)
     melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
-    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
-    ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
