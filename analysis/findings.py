@@ -486,7 +486,8 @@ def findings_text(res: FindingsResult) -> list[str]:
         row += [_est(by[f], _signed(by[f])) if f in by else "" for f in res.fields]
         row += [(by[f]["verdict"] or CANNOT) if f in by else "" for f in res.fields[1:]]
         rows.append(row)
-    cols = ["finding", "measure", "reference", *res.fields, *(f"{f}?" for f in res.fields[1:])]
+    cols = ["finding", "measure", "reference", *res.fields,
+            *(f"{f} vs {res.fields[0]}" for f in res.fields[1:])]  # fmt: skip
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c)
               for i, c in enumerate(cols)]  # fmt: skip
     out.append("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip())
