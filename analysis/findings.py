@@ -15,13 +15,16 @@ than another (searching players are slow), and each row says how many. Against t
 field, each measure of a later field gets a verdict (:func:`finding_verdict`):
 
 - ``flips``: both fields' intervals exclude the reference, on opposite sides;
-- ``changes``: not a flip, and either the change between the two fields has an interval that
-  excludes 0 (intervals of two fields' estimates combined by their half-widths,
+- ``changes``: not a flip, and the change between the two fields has an interval that excludes
+  0 (the two fields' intervals combined by their half-widths,
   :func:`analysis.field.change_interval`: the fields are independent games, or share only
-  their deals), or one field's interval excludes the reference and the other's covers it;
-- ``holds``: otherwise (the same side of the reference, or both covering it, and no
-  detectable change);
-- ``cannot tell``: a field has no interval (too few games, a level no game reached).
+  their deals) — the same direction with a detectably different size, or one field resolving
+  the finding where the other does not;
+- ``holds``: both intervals on the same side of the reference, or both covering it, and no
+  detectable change;
+- ``cannot tell``: one field's interval excludes the reference and the other's covers it, but
+  the change is not detectable either (the other field's games are too few to say), or a field
+  has no interval (too few games, a level no game reached).
 
 So "holds" does not say that two fields agree exactly; it says these games cannot tell them
 apart and they read the same way. With ``out``, each field's arm is a run directory
@@ -132,9 +135,9 @@ def finding_verdict(ref_value, ref_low, ref_high, value, low, high, reference=0.
     if a and b and a != b:
         return FLIPS
     _, clo, chi = change_interval(ref_value, ref_low, ref_high, value, low, high)
-    if (a == 0) != (b == 0) or not clo <= 0 <= chi:
+    if not clo <= 0 <= chi:
         return CHANGES
-    return HOLDS
+    return HOLDS if (a == 0) == (b == 0) else CANNOT
 
 
 # ---------------------------------------------------------------- measures, for a game's findings
@@ -457,7 +460,7 @@ def finding_sentences(df: pl.DataFrame, fields: list[str]) -> list[str]:
         overall = []
         for f in fields[1:]:
             ws = worst.get(f, [])
-            for w in (FLIPS, CHANGES, CANNOT, HOLDS):
+            for w in (FLIPS, CHANGES, HOLDS, CANNOT):
                 if w in ws:
                     n = sum(x == w for x in ws)
                     tail = f" ({n} of {len(ws)} measures)" if len(ws) > 1 and w != HOLDS else ""

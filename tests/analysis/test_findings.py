@@ -27,7 +27,8 @@ STUDIES = [(spec.name, ga) for spec, ga in registered() if ga.findings is not No
         ((0.25, 0.2, 0.3), (0.26, 0.21, 0.31), 0.25, HOLDS),  # both cover the fair share
         ((-0.2, -0.3, -0.1), (-0.21, -0.35, -0.05), 0.0, HOLDS),
         ((4.0, 3.9, 4.1), (3.6, 3.5, 3.7), 0.0, CHANGES),  # same side, the change excludes 0
-        ((0.2, 0.1, 0.3), (0.05, -0.1, 0.2), 0.0, CHANGES),  # the other covers the reference
+        ((0.2, 0.15, 0.25), (0.02, -0.03, 0.07), 0.0, CHANGES),  # resolved, then not: a change
+        ((0.2, 0.1, 0.3), (0.05, -0.1, 0.2), 0.0, CANNOT),  # the other too wide to say either
         ((0.25, 0.2, 0.3), (0.4, 0.35, 0.45), 0.25, CHANGES),  # the other resolves
         ((0.3, 0.26, 0.34), (0.2, 0.16, 0.24), 0.25, FLIPS),  # opposite sides of the fair share
         ((0.2, 0.1, 0.3), (-0.2, -0.3, -0.1), 0.0, FLIPS),
@@ -43,7 +44,8 @@ def test_finding_verdict_on_literal_intervals(ref, other, reference, verdict):
 
 def test_the_verdict_does_not_hang_on_the_first_field_alone():
     # the same two intervals read the other way round keep the kind of verdict
-    assert finding_verdict(0.05, -0.1, 0.2, 0.2, 0.1, 0.3) == CHANGES
+    assert finding_verdict(0.02, -0.03, 0.07, 0.2, 0.15, 0.25) == CHANGES
+    assert finding_verdict(0.05, -0.1, 0.2, 0.2, 0.1, 0.3) == CANNOT
     assert finding_verdict(-0.2, -0.3, -0.1, 0.2, 0.1, 0.3) == FLIPS
 
 
