@@ -265,8 +265,9 @@ def _play(spec, rules, seats, games, seed, detail, path, overwrite, threads, pro
 class FindingsResult:
     """What :func:`run_findings` found: ``table`` (one row per finding, measure and field:
     ``finding, title, measure, unit, reference, field, seats, games, value, ci_low, ci_high,
-    verdict, change, change_low, change_high``), the ``game``, ``fields``, ``seed``, the games
-    per field, the seconds each field took and the folder written (or None)."""
+    method, verdict, change, change_low, change_high``), the ``game``, ``fields``, ``seed``, the
+    games per field, the seconds each field took in this call (runs read back from ``out`` take
+    only their reading) and the folder written (or None)."""
 
     table: pl.DataFrame
     game: str
@@ -305,6 +306,7 @@ SCHEMA = {
     "change_low": pl.Float64,
     "change_high": pl.Float64,
 }
+VERDICT_COLUMNS = ("verdict", "change", "change_low", "change_high")
 
 
 def study_of(game=None) -> FindingsSpec:
@@ -374,11 +376,8 @@ def run_findings(
                 rows.append({"finding": fd.key, "title": fd.title, "field": f, "seats": seats,
                              "games": per[f], "method": r.get("method"), **r})  # fmt: skip
         seconds[f] = time.perf_counter() - t0
-    table = _with_verdicts(pl.DataFrame(rows, schema={k: v for k, v in SCHEMA.items()
-                                                       if k not in ("verdict", "change",
-                                                                    "change_low",
-                                                                    "change_high")}),
-                           fields)  # fmt: skip
+    measured = {k: v for k, v in SCHEMA.items() if k not in VERDICT_COLUMNS}
+    table = _with_verdicts(pl.DataFrame(rows, schema=measured), fields)
     res = FindingsResult(table, spec.name, fields, seed, per, seconds, outp)
     if outp is not None:
         outp.mkdir(parents=True, exist_ok=True)
