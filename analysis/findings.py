@@ -343,6 +343,8 @@ def run_findings(
     from sim.setup import settings
 
     spec = get_game(game)
+    if out is not None and not str(out).strip():
+        raise AnalysisError("--out is empty: give a directory name, or leave it out.")
     study = study_of(spec.name)
     fields = parse_fields(fields if fields is not None else list(study.fields), spec.name)
     per = _field_games(games, fields)

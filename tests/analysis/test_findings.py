@@ -132,6 +132,7 @@ def test_the_python_api_matches_in_memory_and_on_disk(tmp_path):
         (["--games-expert", "0"], "--games-expert must be a whole number from 2"),
         (["--finding", "luck", "--games", "4"], "Unknown finding 'luck'"),
         (["--field", "greedy,greedy"], "twice"),
+        (["--out", "", "--games", "4"], "--out is empty"),
     ],
 )
 def test_bad_input_one_sentence_exit_2(capsys, args, needle):
