@@ -59,6 +59,7 @@ TIMEOUT = 600  # seconds, one command
 
 # (pattern found in the command, {option: cap}): the first matching entry's caps apply
 CAPS: list[tuple[str, dict[str, int]]] = [
+    ("loba findings", {"--games": 60, "--games-expert": 2}),  # the expert field searches
     ("count,pimc", {"--games": 4, "--resamples": 20}),  # a Moon pimc seat: a few games a second
     ("pimc,", {"--games": 6}),
     ("audit_many.py", {"--games": 30}),
