@@ -53,7 +53,7 @@ from .layout import (
 )
 from .rules import ALL_PASS, MADE_SCORES, MOON, RULE
 from .schema import HR
-from .tricks import bit, legal_mask, trick_winner
+from .tricks import bit, legal_mask, low_index, trick_winner
 
 _BIDS = np.array(BIDS, dtype=np.int64)
 
@@ -394,7 +394,6 @@ def play_tricks(st, R, fns, params, bufs, tr, limit):
     g = st.g
     s = st.s
     opts = bufs.opts
-    tiles = bufs.tiles
     h = g[G.HAND]
     trump = g[G.TRUMP]
     for _ in range(limit):
@@ -415,17 +414,15 @@ def play_tricks(st, R, fns, params, bufs, tr, limit):
         for j in range(j0, MAX_SEATS):
             q = (leader + j) % MAX_SEATS
             m = legal_mask(s[q, S.BITS], lead, trump)
-            n = 0
-            for x in range(N_TILES):
-                if (m >> x) & 1:
-                    tiles[n] = x
-                    n += 1
-            if n == 1:
-                t = tiles[0]
+            if m & (m - 1) == 0:  # one legal tile: played without asking
+                t = low_index(m)
             else:
-                for i in range(n):
-                    opts[i, 0] = tiles[i]
-                    opts[i, 1] = 0
+                n = 0
+                while m != 0:  # the legal tiles in id order
+                    opts[n, 0] = low_index(m)
+                    opts[n, 1] = 0
+                    m &= m - 1
+                    n += 1
                 t = opts[decide(fns[q][2], st, R, q, DEC.PLAY, params, bufs, n, tr), 0]
             st.hands[q, t] = 0
             s[q, S.BITS] &= ~bit(t)

@@ -27,9 +27,8 @@ dicts (slot order); ``count`` has ``margin`` (default 0.5); ``pimc`` has ``sampl
 from __future__ import annotations
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..jit import DISABLED, jit, kernel
+from ..jit import jit, kernel
 from ..policies.api import Policy, decision
 from ..rng import below
 from .layout import (
@@ -51,7 +50,7 @@ from .pimc import RANGES as PIMC_RANGES
 from .pimc import pimc_bid, pimc_play, pimc_trump
 from .rules import RULE
 from .tiles import HI, LO
-from .tricks import bit, bits_of
+from .tricks import bit, bits_of, low_index, popcount
 
 # ---------------------------------------------------------------- tables (plain Python)
 
@@ -142,30 +141,6 @@ ALL_TILES = (1 << N_TILES) - 1
 
 
 # ---------------------------------------------------------------- shared helpers
-
-
-@kernel
-def popcount(x):
-    """Set bits of a non-negative int64 (SWAR: no table, no loop)."""
-    v = np.uint64(x)
-    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-if DISABLED:
-
-    def low_index(x):
-        """Index of the lowest set bit of ``x`` (> 0)."""
-        return (int(x) & -int(x)).bit_length() - 1
-
-else:
-
-    @kernel
-    def low_index(x):
-        """Index of the lowest set bit of ``x`` (> 0): one ``tzcnt``."""
-        return trailing_zeros(np.int64(x))
 
 
 @kernel

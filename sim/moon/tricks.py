@@ -20,8 +20,9 @@ largest key (keys of distinct tiles never tie).
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..jit import kernel
+from ..jit import DISABLED, kernel
 from .layout import DOUBLES, LED_TRUMP, N_TILES, NO_TRUMP
 from .tiles import HI, LO
 
@@ -98,6 +99,30 @@ LED_OF, KEY = _key_tables()
 def bit(tile):
     """The bit of ``tile`` in a hand held as bits (int64, whatever the type of ``tile``)."""
     return np.int64(1) << np.int64(tile)
+
+
+@kernel
+def popcount(x):
+    """Set bits of a non-negative int64 (SWAR: no table, no loop)."""
+    v = np.uint64(x)
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+if DISABLED:
+
+    def low_index(x):
+        """Index of the lowest set bit of ``x`` (> 0)."""
+        return (int(x) & -int(x)).bit_length() - 1
+
+else:
+
+    @kernel
+    def low_index(x):
+        """Index of the lowest set bit of ``x`` (> 0): one ``tzcnt``."""
+        return trailing_zeros(np.int64(x))
 
 
 @kernel
