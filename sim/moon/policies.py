@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import jit, kernel
+from ..jit import kernel
 from ..policies.api import Policy, decision
 from ..rng import below
 from .layout import (
@@ -50,7 +50,7 @@ from .pimc import RANGES as PIMC_RANGES
 from .pimc import pimc_bid, pimc_play, pimc_trump
 from .rules import RULE
 from .tiles import HI, LO
-from .tricks import bit, bits_of, low_index, popcount
+from .tricks import KEY, LED_OF, bit, bits_of, low_index, popcount
 
 # ---------------------------------------------------------------- tables (plain Python)
 
@@ -431,42 +431,61 @@ def declaration_key(hand, gone, d, c):
     e = estimate(hand, gone, c) * 1000.0
     if d >= 0:
         e -= POWER[c, d]
-    ln = 0
-    for j in range(TRUMP_LEN[c]):
-        ln += (hand >> TRUMP_ORDER[c, j]) & 1
-    return e + ln * 0.01
+    return e + popcount(hand & TRUMP_BITS[c]) * 0.01
 
 
-@jit
+@kernel
+def contract_bound(hand, pub, c):
+    """The most contract ``c`` can score in :func:`best_declaration` (its estimate with all 8
+    tiles: a discard never adds to it); -1e18 for a contract the rules forbid."""
+    return estimate(hand, 0, c) * 1000.0 + 0.5 if contract_allowed(pub, c) else -1e18
+
+
+@kernel
 def best_declaration(hand, pub):
     """(discard, contract) of best :func:`declaration_key` over the held tiles and allowed
     contracts. Each contract is bounded by its estimate with all 8 tiles (a discard never adds
-    to it), so only contracts that could still win are tried tile by tile."""
+    to it), so only contracts that could still win are tried tile by tile, best bound first
+    (the first contract of the highest bound; a tried one no longer counts)."""
     best_d = -1
     best_c = -1
     best = -1e18
-    bound = np.empty(N_CONTRACTS)
-    for c in range(N_CONTRACTS):
-        bound[c] = estimate(hand, 0, c) * 1000.0 + 0.5 if contract_allowed(pub, c) else -1e18
+    bound = (
+        contract_bound(hand, pub, 0),
+        contract_bound(hand, pub, 1),
+        contract_bound(hand, pub, 2),
+        contract_bound(hand, pub, 3),
+        contract_bound(hand, pub, 4),
+        contract_bound(hand, pub, 5),
+        contract_bound(hand, pub, 6),
+        contract_bound(hand, pub, 7),
+        contract_bound(hand, pub, 8),
+    )
+    tried = 0
     for _ in range(N_CONTRACTS):
         c = 0
+        top = -1e18 if tried & 1 else bound[0]
         for x in range(1, N_CONTRACTS):
-            if bound[x] > bound[c]:
+            v = -1e18 if (tried >> x) & 1 else bound[x]
+            if v > top:
+                top = v
                 c = x
-        if bound[c] <= best:
+        if top <= best:
             break
-        bound[c] = -1e18
-        for d in range(N_TILES):
-            if (hand >> d) & 1:
-                k = declaration_key(hand, 0, d, c)
-                if k > best:
-                    best = k
-                    best_d = d
-                    best_c = c
+        tried |= 1 << c
+        x = hand
+        while x != 0:
+            d = low_index(x)
+            x &= x - 1
+            k = declaration_key(hand, 0, d, c)
+            if k > best:
+                best = k
+                best_d = d
+                best_c = c
     return best_d, best_c
 
 
-@decision(alloc=True)
+@decision
 def count_trump(own, pub, played, params, rng, acts, n):
     hand = bits_of(own)
     dec = pub[PUB.DECISION]
@@ -491,63 +510,78 @@ def is_walker(own, gone, tile, c):
     return S_ABOVE[c, tile] & ~(own | gone) == 0
 
 
+@kernel
+def act_of(acts, n, tile):
+    """The index of the option that plays ``tile`` (-1: none)."""
+    for i in range(n):
+        if acts[i, A.TILE] == tile:
+            return i
+    return -1
+
+
+@kernel
+def top_power(mask, c):
+    """The tile of highest :data:`POWER` under ``c`` among the bits ``mask`` (> 0)."""
+    best = -1
+    key = -1
+    while mask != 0:
+        t = low_index(mask)
+        mask &= mask - 1
+        if POWER[c, t] > key:
+            key = POWER[c, t]
+            best = t
+    return best
+
+
 @decision
 def count_play(own, pub, played, params, rng, acts, n):
     c = pub[PUB.TRUMP]
     hand = bits_of(own)
     gone = gone_bits(pub, played)
     lead = pub[PUB.LED]
+    options = 0  # the options' tiles as bits
+    for i in range(n):
+        options |= bit(acts[i, A.TILE])
+    tb = TRUMP_BITS[c]
     if lead < 0:
-        if bidder_view(pub):
-            o = 0
-            for j in range(TRUMP_LEN[c]):
-                t = TRUMP_ORDER[c, j]
-                if ((hand | gone) >> t) & 1 == 0:
-                    o += 1
-            if o > 0:  # pull trumps: the highest trump we hold
-                best = -1
-                key = -1
-                for i in range(n):
-                    t = acts[i, A.TILE]
-                    if IS_TRUMP[c, t] and POWER[c, t] > key:
-                        key = POWER[c, t]
-                        best = i
-                if best >= 0:
-                    return best
-        best = -1
-        key = -1
-        for i in range(n):
-            t = acts[i, A.TILE]
-            if is_walker(hand, gone, t, c) and POWER[c, t] > key:
-                key = POWER[c, t]
-                best = i
-        if best >= 0:
-            return best
+        unseen = ALL_TILES & ~(hand | gone)
+        if bidder_view(pub) and unseen & tb != 0 and options & tb != 0:
+            return act_of(acts, n, top_power(options & tb, c))  # pull trumps: our highest
+        walkers = 0  # side tiles that head the suit they lead
+        x = options & ~tb
+        while x != 0:
+            t = low_index(x)
+            x &= x - 1
+            if S_ABOVE[c, t] & unseen == 0:
+                walkers |= bit(t)
+        if walkers != 0:
+            return act_of(acts, n, top_power(walkers, c))
         if bidder_view(pub):  # no side walker: a trump that heads the trumps left, if any
-            for j in range(TRUMP_LEN[c]):
-                t = TRUMP_ORDER[c, j]
-                if (gone >> t) & 1:
-                    continue
-                if (hand >> t) & 1:
-                    for i in range(n):
-                        if acts[i, A.TILE] == t:
+            x = tb & ~gone
+            while x != 0:
+                t = low_index(x)
+                x &= x - 1
+                if T_ABOVE[c, t] & ~gone == 0:  # the highest trump still in play
+                    if (hand >> t) & 1:
+                        i = act_of(acts, n, t)
+                        if i >= 0:
                             return i
-                break
+                    break
         return extreme(acts, n, c, False)
     # following: the cheapest tile that beats the trick so far, else the lowest
     npl = pub[PUB.NPLAYED]
     first = npl - npl % MAX_SEATS
-    led = led_of(lead, c)
+    key = KEY[c, LED_OF[c, lead]]  # [B8] strength in this trick (ordered as key_in_trick)
     top = -1
     for p in range(first, npl):
-        k = key_in_trick(played[PL.TILE + p], led, c)
+        k = key[played[PL.TILE + p]]
         if k > top:
             top = k
     best = -1
     cost = 1 << 30
     for i in range(n):
         t = acts[i, A.TILE]
-        if key_in_trick(t, led, c) > top and POWER[c, t] < cost:
+        if key[t] > top and POWER[c, t] < cost:
             cost = POWER[c, t]
             best = i
     if best >= 0:
