@@ -57,3 +57,29 @@ def test_walker_from_bits():
                     if not ((own | gone) >> t) & 1:
                         break
             assert bool(is_walker(own, gone, tile, c)) == want
+
+
+def test_own_policies_play_the_same_games_on_views_as_on_copies():
+    """The gate hands the game's own policies the game's arrays (``bufs.trust``) instead of
+    copies: every record is the same as with copies, under rules that exercise every decision
+    kind (trump before the widow: the separate trump and discard decisions)."""
+    from sim.moon.batch import resolve_rules, seat_tables
+    from sim.moon.kernel import run_games
+    from sim.moon.schema import GAMES, HANDS, SEATS
+
+    for rules, seats, count in (
+        ("gamerules", ["count", "greedy", "random"], 300),
+        ("gamerules(trump_before_widow=true)", ["count", "count", "greedy"], 300),
+        ("pagat", ["random", "count", "greedy"], 100),
+        ("gamerules", ["pimc:samples=2", "count", "greedy"], 4),
+    ):
+        R = resolve_rules(rules).to_array()
+        fns, params = seat_tables(seats)
+        got = []
+        for trust in (np.zeros(3, np.int8), np.ones(3, np.int8)):
+            g, s = GAMES.empty_array(count, 3), SEATS.empty_array(count, 3)
+            h = HANDS.empty_array(count, 3, 40)
+            run_games(R, np.uint64(5), 11, count, fns, params, g, s, h, trust)
+            got.append((g, s, h))
+        for a, b in zip(*got, strict=True):
+            assert np.array_equal(a, b), (rules, seats)
