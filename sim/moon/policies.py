@@ -389,9 +389,8 @@ def estimate_walk(own, gone, c):
 def gone_bits(pub, played):
     """Tiles out of play as this seat knows it: played this hand, and its own discard."""
     b = 0
-    for t in range(N_TILES):
-        if played[PL.BY + t] >= 0:
-            b |= bit(t)
+    for p in range(pub[PUB.NPLAYED]):  # (the tiles of PL.TILE are those with PL.BY set)
+        b |= bit(played[PL.TILE + p])
     if pub[PUB.DISCARD] >= 0:
         b |= bit(pub[PUB.DISCARD])
     return b
@@ -536,14 +535,14 @@ def top_power(mask, c):
 @decision
 def count_play(own, pub, played, params, rng, acts, n):
     c = pub[PUB.TRUMP]
-    hand = bits_of(own)
-    gone = gone_bits(pub, played)
     lead = pub[PUB.LED]
-    options = 0  # the options' tiles as bits
-    for i in range(n):
-        options |= bit(acts[i, A.TILE])
-    tb = TRUMP_BITS[c]
     if lead < 0:
+        hand = bits_of(own)
+        gone = gone_bits(pub, played)
+        options = 0  # the options' tiles as bits
+        for i in range(n):
+            options |= bit(acts[i, A.TILE])
+        tb = TRUMP_BITS[c]
         unseen = ALL_TILES & ~(hand | gone)
         if bidder_view(pub) and unseen & tb != 0 and options & tb != 0:
             return act_of(acts, n, top_power(options & tb, c))  # pull trumps: our highest
