@@ -628,22 +628,27 @@ def run_local(job: ChunkJob, todo: list[int], sink: Sink, threads: int | None) -
                 if k is not None:
                     queue.append(_Ahead(job, k, used))
             while queue:
-                head = queue.pop(0)
+                head = queue[0]
                 ok = head.wait()
+                queue.pop(0)
                 k = next(todo, None)
                 if ok and k is not None:
                     queue.append(_Ahead(job, k, used))
-                try:
-                    if ok:
+                res = None
+                if ok:
+                    try:
                         t = time.perf_counter() - head.t
                         res = finish_chunk(job, head.piece, head.outs, t, used)
-                    else:
-                        for other in queue:  # let the queued chunk finish before the retry
-                            other.wait()
-                        res = play_chunk(job, head.k)
-                except Exception as e:
-                    raise stopped_by(job, head.k, e, sink.run) from None
+                    except Exception:
+                        res = None  # (encoding failed: played again, as a retry)
                 head.outs = None
+                if res is None:
+                    for other in queue:  # let the queued chunk finish before the retry
+                        other.wait()
+                    try:
+                        res = play_chunk(job, head.k)
+                    except Exception as e:
+                        raise stopped_by(job, head.k, e, sink.run) from None
                 if not ok and k is not None:
                     queue.append(_Ahead(job, k, used))
                 sink.put(res)
