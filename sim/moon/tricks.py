@@ -101,23 +101,27 @@ def bit(tile):
     return np.int64(1) << np.int64(tile)
 
 
-@kernel
-def popcount(x):
-    """Set bits of a non-negative int64 (SWAR: no table, no loop)."""
-    v = np.uint64(x)
-    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
 if DISABLED:
+
+    def popcount(x):
+        """Set bits of a non-negative int64 (plain Python: no wrapping multiply to warn)."""
+        return bin(int(x)).count("1")
 
     def low_index(x):
         """Index of the lowest set bit of ``x`` (> 0)."""
         return (int(x) & -int(x)).bit_length() - 1
 
 else:
+
+    @kernel
+    def popcount(x):
+        """Set bits of a non-negative int64 (SWAR: no table, no loop)."""
+        v = np.uint64(x)
+        v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+        m2 = np.uint64(0x3333333333333333)
+        v = (v & m2) + ((v >> np.uint64(2)) & m2)
+        v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+        return np.int64((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
     @kernel
     def low_index(x):
