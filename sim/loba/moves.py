@@ -19,7 +19,10 @@ every end-of-turn table the rules allow is reachable by a policy.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from ..jit import DISABLED, jit, kernel
 from .cards import rank_of, suit_of
@@ -44,10 +47,34 @@ BAD_TOO_LONG = 12
 POP = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int8)
 
 
-@kernel
-def popcount(x):
-    v = int(x)
-    return POP[v & 0xFFFF] + POP[(v >> 16) & 0xFFFF]
+@intrinsic
+def _ctpop64(typingctx, x):
+    """LLVM's ``ctpop`` of a 64-bit integer (one ``popcnt``)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        v = context.cast(builder, args[0], sig.args[0], types.int64)
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [v])
+
+    return types.int64(x), codegen
+
+
+if DISABLED:
+
+    def popcount(x):
+        """Set bits among the low 32 of ``x``."""
+        v = int(x)
+        return int(POP[v & 0xFFFF] + POP[(v >> 16) & 0xFFFF])
+
+else:
+
+    @kernel
+    def popcount(x):
+        """Set bits among the low 32 of ``x``: one ``popcnt`` (a table look-up per 16 bits
+        before)."""
+        return _ctpop64(np.int64(x) & 0xFFFFFFFF)
 
 
 if DISABLED:

@@ -1,9 +1,9 @@
 """``largest_new_meld`` and ``best_layoff`` (the play-outs' next play, found without listing
 every option) pick the row greedy's order picks from the full list (``best_play`` over
 ``gen_new_melds``, ``gen_layoffs``), and ``meld_cover`` and ``layoff_cover`` (smart's hold
-test) give the cards the full lists cover (``cards_covered``), on random hands and tables, under rules that move every
-branch of the generators: decks, jokers per escalera, the shortest escalera, both pierna
-rules, go-out-needs-discard."""
+test) give the cards the full lists cover (``cards_covered``), on random hands and tables,
+under rules that move every branch of the generators: decks, jokers per escalera, the
+shortest escalera, both pierna rules, go-out-needs-discard."""
 
 from __future__ import annotations
 

@@ -95,9 +95,11 @@ def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
+        g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        if best_key <= 0 and -g >= best_key:
+            continue  # the best goes out (key -g): only a larger meld that goes out beats it
         left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
         points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
-        g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         key = (np.int64(left) * 100000 + points) * 10000 - g
         if key < best_key:
             best_key = key
