@@ -1,21 +1,24 @@
 """``largest_new_meld`` and ``best_layoff`` (the play-outs' next play, found without listing
 every option) pick the row greedy's order picks from the full list (``best_play`` over
-``gen_new_melds``, ``gen_layoffs``), on random hands and tables, under rules that move every
-branch of the generators: decks, jokers per escalera, the shortest escalera, both pierna
-rules, go-out-needs-discard."""
+``gen_new_melds``, ``gen_layoffs``), and ``meld_cover`` and ``layoff_cover`` (smart's hold
+test) give the cards the full lists cover (``cards_covered``), on random hands and tables,
+under rules that move every branch of the generators: decks, jokers per escalera, the
+shortest escalera, both pierna rules, go-out-needs-discard."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sim.loba.greedy import best_play
+from sim.loba.greedy import best_play, cards_covered
 from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, A, M
 from sim.loba.moves import (
     best_layoff,
     gen_layoffs,
     gen_new_melds,
     largest_new_meld,
+    layoff_cover,
+    meld_cover,
     options_bound,
 )
 from sim.setup import make_rules
@@ -50,6 +53,8 @@ def test_largest_new_meld_is_best_play_of_the_full_list(preset, over):
         row[:] = -7
         ok = largest_new_meld(hand, hn, R, row)
         assert ok == (n > 0), t
+        assert meld_cover(hand, hn, R) == cards_covered(acts, n), t
+        assert meld_cover(hand[:N_IDS], hn, R) == cards_covered(acts, n), t
         if n:
             found += 1
             k = best_play(acts, n)
@@ -92,6 +97,7 @@ def test_best_layoff_is_best_play_of_the_full_list(preset, over):
         n = gen_layoffs(hand, hn, melds, nm, R, acts, 0)
         row[:] = -7
         assert best_layoff(hand, hn, melds, nm, R, row) == (n > 0), t
+        assert layoff_cover(hand, hn, melds, nm, R) == cards_covered(acts, n), t
         if n:
             found += 1
             k = best_play(acts, n)

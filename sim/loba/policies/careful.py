@@ -420,6 +420,14 @@ def _run_help(m, v, p):
     return 3 * (up + down) + ((m >> (p + 4)) & (v >> (p + 3)) & 1) + ((m >> p) & (v >> (p + 1)) & 1)
 
 
+@kernel(inline="always")
+def _in_64ths(x):
+    """``x`` is a whole number of 64ths below 2**30 in size (so sums of a few of them times
+    small integers are exact in a float64)."""
+    y = x * 64.0
+    return abs(y) < 1073741824.0 and np.floor(y) == y
+
+
 @kernel
 def careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight):
     """careful's discard (below) with each penalty point weighing ``weight`` (smart's hurry);
@@ -434,12 +442,25 @@ def careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight):
     danger = params[0]
     safe = params[1]
     keep = params[2]
+    # the key in integers (64ths) when every weight is a whole number of 64ths: then each
+    # float operation below is exact and int(cost * 64) is that integer (the defaults are)
+    exact = _in_64ths(weight) and _in_64ths(danger) and _in_64ths(safe) and _in_64ths(keep)
+    w64 = int(weight * 64) if exact else 0
+    d64 = int(danger * 64) if exact and feeds else 0
+    s64 = int(safe * 64) if exact else 0
+    k64 = int(keep * 64) if exact else 0
     best = 0
     key = -(1 << 40)
     for i in range(n):
         c = int(acts[i, 0])
         if c == JOKER:
             k = -1000 * 64
+        elif exact:
+            r = rank_of(c)
+            v = ace if r == 1 else min(r, 10)
+            k = w64 * v - 256 * live_help_lanes(held_l, unseen_l, r, suit_of(c)) + c % 13
+            k -= ((ext >> c) & 1) * (k64 + d64)
+            k += ((ranks >> r) & 1) * s64
         else:
             r = rank_of(c)
             v = ace if r == 1 else min(r, 10)
