@@ -248,8 +248,12 @@ def simulate_cmd(ctx, game, preset, sets, seats, games, seed, threads, record_ro
                  " and those lines.")  # fmt: skip
 @O.verbose_option
 def bench_cmd(games, game, preset, sets, seats, fmt):
-    """Throughput of the kernel (1 thread and all threads) against a floor kernel."""
+    """Throughput of the kernel (1 thread and all threads) against a floor kernel, and of the
+    same games end to end (a run directory written, as simulate --out does)."""
+    from analysis.cli.listing import bench_table
+    from sim.game import BenchFigure
     from sim.isolated import bench_lines
+    from sim.runner import end_to_end
     from sim.setup import check_run
 
     if isinstance(games, bool) or games < 1:
@@ -259,14 +263,21 @@ def bench_cmd(games, game, preset, sets, seats, fmt):
     log = C.Verbose()
     log.run(rules, seat_list, 0, preset)
     C.announce_compile(spec.name)
-    lines = C.guarded(bench_lines, spec, seat_list, rules.id, games, 12345,
+    items = C.guarded(bench_lines, spec, seat_list, rules.id, games, 12345,
                       doing="while benchmarking")  # fmt: skip
+    figures = [x for x in items if isinstance(x, BenchFigure)]
+    lines = [x for x in items if not isinstance(x, BenchFigure)]
+    e2e = {f.threads: end_to_end(rules, seat_list, games, 12345, f.threads) for f in figures}
     log(f"benchmarked {games:,} games in {log.lap():.2f} s")
     log.kernel(spec.name)
     if fmt == "json":
         seat_labels = [s.label for s in seat_list]
+        rows = [{**f._asdict(), "end_to_end_games_per_s": e2e[f.threads]} for f in figures]
         lines = [json.dumps({"game": spec.name, "rules_id": rules.id, "seats": seat_labels,
-                             "games": games, "report": list(lines)}, indent=2)]  # fmt: skip
+                             "games": games, "report": lines, "figures": rows},
+                            indent=2)]  # fmt: skip
+    else:
+        lines += bench_table(figures, e2e)
     C.echo_lines(lines)
 
 
@@ -522,6 +533,61 @@ def sweep_cmd(ctx, field_names, game, preset, sets, vary, seats, games, seed, ou
     click.echo(f"wrote {out_dir} ({done})", err=True)
 
 
+@cli.command("findings", epilog=examples(
+    "loba findings --games 20000 --games-expert 400 --seed 1 --out findings/loba",
+    "loba findings --game moon --field greedy,mixed,expert --games 20000 --games-expert 150",
+    "loba findings --game moon --field greedy,count --finding bids,widow --games 5000",
+))  # fmt: skip
+@O.game_option
+@O.field_option
+@O.games_option(20000, "Games per field and arm (every arm plays games 0..N-1 of --seed).")
+@click.option("--games-expert", "games_expert", default=None, type=int, help="Games per arm of"
+              " the expert field (searching players are slow; default: --games).")  # fmt: skip
+@O.seed_option("Run seed (every field and arm).")
+@click.option("--finding", "only", default=None, metavar="KEYS", help="Only these findings,"
+              " comma separated (default: every finding the game declares).")  # fmt: skip
+@O.threads_option
+@O.out_options(
+    "Keep each field's runs as run directories (OUT/field=NAME/ARM/: read again by the same"
+    " command, resumed when unfinished) and write OUT/findings.json and findings.csv.",
+    "runs of other settings",
+)
+@O.format_option
+@click.pass_context
+def findings_cmd(ctx, game, field_names, games, games_expert, seed, only, threads, out_dir,
+                 overwrite, fmt):  # fmt: skip
+    """Do the game's headline findings hold for stronger players? Each finding the game
+    declares (Loba: elimination at 151, always vs never rebuying, the dealer's left; Moon: bid
+    success by level, the first bidder, the widow, two variants) is measured once per field of
+    players, weakest first, with its 95% interval (by game; paired on the same seeds), and set
+    against the first field: holds, changes, or flips (docs/analysis.md)."""
+    from analysis.field import parse_fields
+    from analysis.findings import findings_output, run_findings, study_of
+    from sim.chunks import check_whole
+
+    name = get_game(game).name
+    study = study_of(name)
+    fields = parse_fields(field_names if field_names is not None else list(study.fields), name)
+    check_whole("--games", games, 2, 10**9)
+    per = {f: games for f in fields}
+    if games_expert is not None:
+        check_whole("--games-expert", games_expert, 2, 10**9)
+        if "expert" not in fields:
+            raise ValueError("--games-expert sets the expert field's games; --field names no"
+                             " expert field.")  # fmt: skip
+        per["expert"] = games_expert
+    C.announce_compile(name)
+
+    def progress(label, done, total):
+        if C.stderr_is_terminal():
+            click.echo(f"\r{label}: {done:,}/{total:,} games", err=True, nl=done == total)
+
+    res = run_findings(name, fields, per, seed, out_dir, overwrite, threads, progress, only)
+    C.echo_lines(findings_output(res, fmt))
+    if out_dir is not None:
+        click.echo(f"wrote {out_dir} (findings.json, findings.csv, field=*/)", err=True)
+
+
 @cli.command("report", epilog=examples(
     "loba report runs/e101 -o report.html",
     "loba report runs/e101 runs/e151 -o report.html --rebuy-games 2000",
@@ -729,15 +795,17 @@ def tune_cmd(policy, against, params, games, trials, seed, game, preset, sets, p
         click.echo(f"wrote {out_dir} ({', '.join(T.STUDY_FILES)})", err=True)
 
 
-@cli.command("warm", epilog=examples("loba warm", "loba warm --game moon"))
+@cli.command("warm", epilog=examples("loba warm", "loba warm --game moon", "loba warm --search"))
 @O.game_option
-def warm_cmd(game):
+@click.option("--search", is_flag=True, help="Also the search policies (Loba's mc, Moon's pimc):"
+              " their own copies of the turn code compile for minutes.")  # fmt: skip
+def warm_cmd(game, search):
     """Compile every game's kernel and every built-in policy into the kernel cache now (the
     README's install command runs it), so that no later command waits for a compile."""
     from sim.runner import warm
 
     C.announce_compile(game)
-    warm(game, click.echo)
+    warm(game, click.echo, search)
 
 
 @cli.command("advise", epilog=examples(

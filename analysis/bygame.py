@@ -117,7 +117,10 @@ class GameAnalysis:
     ``report_experiment`` and ``sweep_experiment``: the game's experiments, if any;
     ``across_fields``: the report sets differences across fields of players
     (:mod:`analysis.field`); ``targets``: what the house-rules advisor may target and search
-    (:class:`TargetSpec`; None: only what every game has)."""
+    (:class:`TargetSpec`; None: only what every game has); ``fields``: the game's named fields
+    of players, weakest first (name -> the policies seated in turn from seat 0, repeated
+    around the table; :mod:`analysis.field`); ``findings``: its headline findings re-checked
+    across fields (:class:`analysis.findings.FindingsSpec`; None: none declared)."""
 
     key_metrics: Callable
     per_game: Callable
@@ -131,6 +134,8 @@ class GameAnalysis:
     sweep_experiment: SweepExperiment | None = None
     across_fields: bool = False
     targets: TargetSpec | None = None
+    fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    findings: object | None = None  # analysis.findings.FindingsSpec
 
     def run_summary(self, game, games, seats, level: float = LEVEL) -> dict:
         """:func:`run_summary` (what :meth:`sim.game.GameSpec.run_intervals` calls)."""

@@ -1,13 +1,13 @@
 """Fields of players: does a finding hold as the players get stronger?
 
-A **field** is the policies at the table, named once here (:data:`FIELDS`) and used by the
-``--field`` option of the commands (``sweep``, ``compare``, and a game's own experiments) and
-the report's "Across skill" section:
-
-- ``greedy``: every seat ``greedy`` (the default seating);
-- ``smart``: every seat ``smart``, the strongest built-in heuristic;
-- ``mixed``: ``greedy`` and ``smart`` alternating around the table, seat 0 ``greedy``
-  (four players: ``greedy,smart,greedy,smart``).
+A **field** is the policies at the table. Each game names its fields once, in its own
+analysis registration (:attr:`analysis.bygame.GameAnalysis.fields`, read by
+:func:`named_fields`), weakest first; Loba's are ``greedy`` (every seat ``greedy``), ``mixed``
+(``greedy`` and ``smart`` alternating, seat 0 ``greedy``: ``greedy,smart,greedy,smart``),
+``smart`` and ``expert`` (its strongest searcher); Moon's ``greedy``, ``mixed`` (``greedy``
+and ``count`` alternating), ``count`` and ``expert`` (``pimc``). They are used by the
+``--field`` option of the commands (``sweep``, ``compare``, ``findings``, and a game's own
+experiments) and the report's "Across skill" section.
 
 Any other built-in policy name (``careful``, ``hold``...) is the field of that policy in every
 seat. A list of fields (``greedy,smart,mixed``) runs the analysis once per field; list them
@@ -39,13 +39,6 @@ import polars as pl
 
 from .errors import AnalysisError
 
-# name -> the policies seated around the table, in turn from seat 0 (weakest field first)
-FIELDS: dict[str, tuple[str, ...]] = {
-    "greedy": ("greedy",),
-    "mixed": ("greedy", "smart"),
-    "smart": ("smart",),
-}
-
 HOLDS = "holds"
 FLIPS = "flips"
 NOISE = "indistinguishable from noise"
@@ -55,13 +48,13 @@ CANNOT = "cannot tell"
 VERDICTS = (HOLDS, FLIPS, NOISE, EMERGES, BOTH_NOISE, CANNOT)
 
 __all__ = [
-    "FIELDS",
     "VERDICTS",
     "add_across",
     "across_sentences",
     "field_of",
     "field_policies",
     "field_seats",
+    "named_fields",
     "compare_field_runs",
     "compare_fields",
     "parse_fields",
@@ -75,10 +68,26 @@ def _builtin_policies(game: str | None = None) -> list[str]:
     return list(get_game(game).policies)
 
 
-def _named(game: str | None) -> list[str]:
-    """The named fields of :data:`FIELDS` whose policies ``game`` has."""
+def named_fields(game: str | None = None) -> dict[str, tuple[str, ...]]:
+    """``game``'s named fields (None: the default game's), weakest first: name -> the policies
+    seated in turn from seat 0 (:attr:`analysis.bygame.GameAnalysis.fields`, declared in the
+    game's analysis registration); only those whose policies the game has."""
+    from .bygame import for_game
+
+    ga = for_game(game)
     pols = _builtin_policies(game)
-    return [f for f, ps in FIELDS.items() if all(p in pols for p in ps)]
+    declared = ga.fields if ga is not None else {}
+    return {f: tuple(ps) for f, ps in declared.items() if all(p in pols for p in ps)}
+
+
+def __getattr__(name: str):
+    if name == "FIELDS":  # the default game's named fields (before games declared their own)
+        return named_fields()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _named(game: str | None) -> list[str]:
+    return list(named_fields(game))
 
 
 def field_policies(name: str, game: str | None = None) -> tuple[str, ...]:
@@ -86,11 +95,12 @@ def field_policies(name: str, game: str | None = None) -> tuple[str, ...]:
     around the table); any built-in policy of the game that is not a named field is that
     policy in every seat."""
     name = str(name).strip()
-    if name in _named(game):
-        return FIELDS[name]
+    named = named_fields(game)
+    if name in named:
+        return named[name]
     if name in _builtin_policies(game):
         return (name,)
-    choices = [*_named(game), *(p for p in _builtin_policies(game) if p not in FIELDS)]
+    choices = [*named, *(p for p in _builtin_policies(game) if p not in named)]
     raise AnalysisError(f"Unknown field '{name}': choose from {', '.join(choices)}.")
 
 
@@ -124,15 +134,16 @@ def parse_fields(text, game: str | None = None) -> list[str]:
     return names
 
 
-def field_of(seat_labels, fields=None) -> str | None:
-    """The field whose seats are exactly ``seat_labels`` (``fields``: the names to try,
-    default every field of :data:`FIELDS` and every built-in policy), else None."""
+def field_of(seat_labels, fields=None, game: str | None = None) -> str | None:
+    """The field of ``game`` (None: the default game) whose seats are exactly ``seat_labels``
+    (``fields``: the names to try, default every named field and every built-in policy), else
+    None."""
     labels = [
         s.strip() for s in (seat_labels.split(",") if isinstance(seat_labels, str) else seat_labels)
     ]
-    names = list(fields) if fields is not None else [*FIELDS, *_builtin_policies()]
+    names = list(fields) if fields is not None else [*_named(game), *_builtin_policies(game)]
     for n in names:
-        if field_seats(n, len(labels)).split(",") == labels:
+        if field_seats(n, len(labels), game).split(",") == labels:
             return n
     return None
 
@@ -262,7 +273,7 @@ def fields_of_runs(rs, fields=None) -> dict[str, list[str]]:
     other seatings are left out."""
     out: dict[str, list[str]] = {f: [] for f in fields or ()}
     for run, v in zip(rs.runs, rs.variant_of, strict=True):
-        f = field_of(run.seat_labels, fields)
+        f = field_of(run.seat_labels, fields, run.spec.name)
         if f is not None and v not in out.setdefault(f, []):
             out[f].append(v)
     return out
@@ -273,9 +284,11 @@ def paths_in_fields(paths, fields, labels=None) -> tuple[list, list | None]:
     ``fields``; one sentence if a field has none."""
     from .io import load_run
 
-    keep, names, seen = [], [], set()
+    keep, names, seen, game = [], [], set(), None
     for i, p in enumerate(paths):
-        f = field_of(load_run(p).seat_labels, fields)
+        run = load_run(p)
+        game = run.spec.name
+        f = field_of(run.seat_labels, fields, game)
         if f is not None:
             keep.append(p)
             names.append(labels[i] if labels else None)
@@ -283,8 +296,8 @@ def paths_in_fields(paths, fields, labels=None) -> tuple[list, list | None]:
     for f in fields:
         if f not in seen:
             raise AnalysisError(
-                f"No run has the seats of field '{f}' (at four players: {field_seats(f)}); give"
-                " runs simulated with them."
+                f"No run has the seats of field '{f}' ({field_seats(f, game=game)}); give runs"
+                " simulated with them."
             )
     return keep, (names if labels else None)
 
@@ -302,7 +315,7 @@ def compare_fields(rs, fields=None, baseline: str | None = None) -> pl.DataFrame
     if len(groups) < 2:
         raise AnalysisError(
             "Across skill needs runs of at least two fields, each under at least two rule sets"
-            f" (fields: {', '.join(FIELDS)}); these runs have "
+            f" (fields: {', '.join(named_fields(rs.game))}); these runs have "
             + (", ".join(f"{f}: {len(v)}" for f, v in fields_of_runs(rs, fields).items()) or "none")
             + "."
         )

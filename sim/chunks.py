@@ -90,6 +90,35 @@ def get_threads() -> int:
     return _threads
 
 
+def slice_bounds(count: int, threads: int) -> list[int]:
+    """Where :func:`in_slices` cuts ``0 .. count-1``: one slice on one thread (or under 128
+    games), else four slices per thread of at least 64 games each."""
+    if threads <= 1 or count < 128:
+        return [0, count]
+    pieces = min(4 * threads, max(threads, count // 64))
+    return [count * k // pieces for k in range(pieces + 1)]
+
+
+def kernel_pool(threads: int) -> ThreadPoolExecutor:
+    """The kernel's worker threads (``threads`` of them), made once and kept."""
+    pool = _pools.get(threads)
+    if pool is None:
+        pool = _pools[threads] = ThreadPoolExecutor(
+            threads, thread_name_prefix="loba-kernel", initializer=_deaf_to_ctrl_c
+        )
+    return pool
+
+
+def drop_pool(threads: int, pool: ThreadPoolExecutor, futures) -> None:
+    """Ctrl-C while kernel calls run: they cannot be stopped; cancel what has not started and
+    give later calls fresh threads, not stuck ones."""
+    for f in futures:
+        f.cancel()
+    if _pools.get(threads) is pool:
+        del _pools[threads]
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def in_slices(fn: Callable[[int, int], None], count: int, threads: int | None = None) -> None:
     """Call ``fn(lo, hi)`` over slices covering ``0 .. count-1``, on ``threads`` threads.
 
@@ -101,30 +130,19 @@ def in_slices(fn: Callable[[int, int], None], count: int, threads: int | None = 
     kernel call that never returns (a plug-in stuck in a loop) is left to its thread.
     """
     threads = threads or _threads
-    if threads <= 1 or count < 128:
-        if threading.current_thread() is not threading.main_thread():
-            fn(0, count)
-            return
-        threads, bounds = 1, [0, count]  # off the main thread all the same: Ctrl-C works
-    else:
-        pieces = min(4 * threads, max(threads, count // 64))
-        bounds = [count * k // pieces for k in range(pieces + 1)]
-    pool = _pools.get(threads)
-    if pool is None:
-        pool = _pools[threads] = ThreadPoolExecutor(
-            threads, thread_name_prefix="loba-kernel", initializer=_deaf_to_ctrl_c
-        )
+    if (threads <= 1 or count < 128) and threading.current_thread() is not threading.main_thread():
+        fn(0, count)
+        return
+    bounds = slice_bounds(count, threads)
+    threads = threads if len(bounds) > 2 else 1  # off the main thread all the same: Ctrl-C works
+    pool = kernel_pool(threads)
     futures = [pool.submit(fn, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
     try:
         for f in futures:
             wait_result(f)
     except BaseException as e:
         if not isinstance(e, Exception):  # Ctrl-C: the kernel calls cannot be stopped
-            for f in futures:
-                f.cancel()
-            if _pools.get(threads) is pool:  # later calls get fresh threads, not stuck ones
-                del _pools[threads]
-            pool.shutdown(wait=False, cancel_futures=True)
+            drop_pool(threads, pool, futures)
         raise
 
 
@@ -325,7 +343,7 @@ class ChunkResult:
 
 
 
-_KERNEL_LOCK = threading.Lock()  # one kernel call at a time per process; it uses every thread
+_KERNEL_LOCK = threading.RLock()  # one kernel call (or pipelined run) at a time per process
 
 
 def warm(job: ChunkJob, threads: int | None = None) -> float:
@@ -376,17 +394,24 @@ def play_chunk(job: ChunkJob, k, threads: int | None = None) -> ChunkResult:
             spec, s.R, s.n_players, job.seed, start, count, s.tables, rr, job.seat_labels
         )
         t = time.perf_counter() - t
+    return finish_chunk(job, piece, outs, t, threads or get_threads())
+
+
+def finish_chunk(job: ChunkJob, piece: Piece, outs, t: float, threads: int) -> ChunkResult:
+    """A played chunk's record arrays as what the job wants: the arrays themselves, or its
+    Parquet parts (when encoded) and summary totals."""
     if job.arrays:
         return ChunkResult(piece, None, {}, t, outs)
+    s = job.setup()
     res = Results.from_arrays(
-        spec,
-        rules,
+        s.spec,
+        s.rules,
         list(job.seat_labels),
         job.seed,
-        start,
+        piece.first,
         outs,
         elapsed=t,
-        threads=threads or get_threads(),
+        threads=threads,
         detail=job.record_rounds,
         knob_columns=job.knob_columns,
     )
@@ -535,17 +560,102 @@ class Sink:
             self.progress(self.done, self.total)
 
 
+class _Ahead:
+    """A chunk whose slices are queued on the kernel's threads (:func:`run_local`)."""
+
+    def __init__(self, job: ChunkJob, k, threads: int):
+        self.piece = k if isinstance(k, Piece) else job.piece(k)
+        self.k, self.threads = k, threads
+        self.futures: list = []
+        self.failed = False
+        self.t = time.perf_counter()
+        try:
+            _maybe_fail(job, self.piece.k)
+        except Exception:
+            self.failed = True  # (played again, as a retry, when its turn comes)
+            return
+        s = job.setup()
+        spec, count = s.spec, self.piece.count
+        rr = spec.detail_cap(s.rules) if job.record_rounds else 0
+        self.outs = outs = spec.empty_outputs(count, rr)
+        fns, params = s.tables
+        first = self.piece.first
+
+        def one_slice(lo: int, hi: int) -> None:
+            part = tuple(
+                o[lo:hi] if (not t.detail or rr) else o
+                for t, o in zip(spec.tables, outs, strict=True)
+            )
+            spec.play_batch(s.R, s.n_players, job.seed, first + lo, hi - lo, fns, params, part)
+
+        pool = kernel_pool(threads)
+        bounds = slice_bounds(count, threads)
+        pairs = zip(bounds, bounds[1:], strict=False)
+        self.futures = [pool.submit(one_slice, a, b) for a, b in pairs]
+
+    def wait(self) -> bool:
+        """Wait for every slice; False if one failed (the chunk is then played again)."""
+        for f in self.futures:
+            try:
+                wait_result(f)
+            except Exception:
+                self.failed = True
+        return not self.failed
+
+
 def run_local(job: ChunkJob, todo: list[int], sink: Sink, threads: int | None) -> dict:
-    """The ``local`` backend: chunks one after another in this process, kernel threads each."""
+    """The ``local`` backend: chunks one after another in this process, kernel threads each.
+
+    Pipelined: the next chunk's slices are queued on the kernel's threads before this chunk is
+    turned into its parts and totals, so the threads go from one chunk straight to the next
+    (no idle tail at each chunk's end, no wait while the main thread encodes and writes). A
+    chunk that fails is played again through :func:`play_chunk` (one retry, a seat's fault
+    diagnosed there), as :func:`play_retried` does. The tables are the same bytes: game ``i``
+    writes only row ``i``."""
     used = set_threads(threads)
     warm(job)
     sink.start()
-    for k in todo:
+    queue: list[_Ahead] = []
+    todo = iter(todo)
+    s = job.setup()
+    rr = s.spec.detail_cap(s.rules) if job.record_rounds else 0
+    # the chunk played now and the one queued behind it, when two chunks fit in memory
+    depth = 2 if 2 * game_bytes(s.spec, rr) * job.chunk_size <= memory_budget() else 1
+    with _KERNEL_LOCK:
         try:
-            res = play_retried(job, k)
-        except Exception as e:
-            raise stopped_by(job, k, e, sink.run) from None
-        sink.put(res)
+            for _ in range(depth):
+                k = next(todo, None)
+                if k is not None:
+                    queue.append(_Ahead(job, k, used))
+            while queue:
+                head = queue[0]
+                ok = head.wait()
+                queue.pop(0)
+                k = next(todo, None)
+                if ok and k is not None:
+                    queue.append(_Ahead(job, k, used))
+                res = None
+                if ok:
+                    try:
+                        t = time.perf_counter() - head.t
+                        res = finish_chunk(job, head.piece, head.outs, t, used)
+                    except Exception:
+                        res = None  # (encoding failed: played again, as a retry)
+                head.outs = None
+                if res is None:
+                    for other in queue:  # let the queued chunk finish before the retry
+                        other.wait()
+                    try:
+                        res = play_chunk(job, head.k)
+                    except Exception as e:
+                        raise stopped_by(job, head.k, e, sink.run) from None
+                if not ok and k is not None:
+                    queue.append(_Ahead(job, k, used))
+                sink.put(res)
+        except BaseException as e:
+            if not isinstance(e, Exception):  # Ctrl-C: the kernel calls cannot be stopped
+                pool = _pools.get(used)
+                if pool is not None:
+                    drop_pool(used, pool, [f for a in queue for f in a.futures])
+            raise
     return {"backend": "local", "threads": used}
-
-

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,6 +35,17 @@ def load_ref(ref: str):
     analysis, its compile entry points: what the core reaches by name, never by import)."""
     module, _, name = ref.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+class BenchFigure(NamedTuple):
+    """What a game's benchmark measured at one thread count, yielded among its report lines
+    (:attr:`GameSpec.bench`): games per second of the kernel alone, and its time per turn (or
+    hand) over the floor kernel's (None: the game has no floor kernel). ``loba bench`` sets
+    them beside the same games played end to end (``simulate --out``)."""
+
+    threads: int
+    games_per_s: float
+    per_floor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +105,8 @@ class GameSpec:
     replay: Callable  # (rules, seats, seed, game) -> list of event dicts (the trace schema)
     to_text: Callable  # (events, only_round=None) -> readable text
     audit: Callable  # (events) -> list of violation sentences (independent auditor)
-    bench: Callable | None = None  # (rules, seats, games, seed) -> report lines
+    # (rules, seats, games, seed) -> report lines, and a BenchFigure per thread count
+    bench: Callable | None = None
     handle: Any = None  # the one-game stepping class (Loba: its play.Game)
     # "module:NAME" of the game's own commands (click commands the CLI adds to its own)
     commands: tuple[str, ...] = ()

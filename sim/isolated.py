@@ -38,6 +38,7 @@ from .chunks import (
     warm,
 )
 from .faults import PlayFault
+from .game import BenchFigure
 from .games import get_game
 from .policies import parse_seats
 from .setup import setup
@@ -464,6 +465,7 @@ def plain_bench(s, games: int, seed: int):
                 run_chunk(s.spec, s.R, s.n_players, seed, first, k, s.tables, 0, s.labels)
             rate = games / max(time.perf_counter() - t, 1e-9)
             yield f"{threads} thread(s): {rate:,.0f} games/s (no floor kernel for {s.spec.title})"
+            yield BenchFigure(threads, rate)
     finally:
         set_threads(before)
 

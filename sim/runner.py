@@ -365,17 +365,21 @@ def resume_run(
     )
 
 
-def warm(game=None, report: Callable[[str], None] | None = None) -> list[tuple[str, str, float]]:
+def warm(
+    game=None, report: Callable[[str], None] | None = None, search: bool = False
+) -> list[tuple[str, str, float]]:
     """Compile every built-in policy and add-on rule of ``game`` (None: of every registered
     game), with the game's kernel, into the on-disk kernel cache (:mod:`sim.jit`), by playing
     one game of each at the game's usual table: later processes load them instead of compiling.
+    The search policies (those with a cheap ``quick`` setting, :class:`sim.policies.api.Policy`:
+    their own copies of the turn code take minutes) only with ``search``.
     ``report(line)`` is told each as it is done. Returns (game, seat, seconds) per seating."""
     from .games import game_names, get_game
 
     done = []
     for spec in [get_game(game)] if game is not None else [get_game(g) for g in game_names()]:
         players = len(spec.default_seats.split(","))
-        seats = list(spec.policies)
+        seats = [name for name, p in spec.policies.items() if search or not p.quick]
         first = seats[0]
         for kind, (registry, _default) in spec.addons.items():
             seats += [f"{first}+{kind}={name}" for name, r in registry.items() if r.load is None]
@@ -386,3 +390,17 @@ def warm(game=None, report: Callable[[str], None] | None = None) -> list[tuple[s
             if report is not None:
                 report(f"{spec.name} {seat}: ready in {done[-1][2]:.1f} s")
     return done
+
+
+def end_to_end(rules, seats, games: int, seed: int, threads: int, game=None) -> float:
+    """Games per second of ``loba simulate --out`` for these games: a whole run directory
+    (Parquet parts, manifest, summary from the disk) written into a temporary folder, timed
+    from the call to the summary, after an untimed run of a few games has loaded the kernel
+    and the writer. ``loba bench`` sets it beside the kernel's figure."""
+    with tempfile.TemporaryDirectory(prefix="loba-bench-") as tmp:
+        stream_run(rules, seats, games=min(games, 64), seed=seed, game=game,
+                   out_dir=Path(tmp) / "warm", threads=threads)  # fmt: skip
+        t = time.perf_counter()
+        stream_run(rules, seats, games=games, seed=seed, game=game, out_dir=Path(tmp) / "run",
+                   threads=threads)  # fmt: skip
+        return games / max(time.perf_counter() - t, 1e-9)

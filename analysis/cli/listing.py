@@ -124,3 +124,19 @@ def tables_output(game, fmt: str) -> str:
             rows = [(c.name, c.dtype, c.doc) for c in t.columns]
             lines += ["  " + x for x in table(rows, ("column", "type", "meaning"))]
     return "\n".join(lines) + "\n"
+
+
+def bench_table(figures, end_to_end: dict) -> list[str]:
+    """``loba bench``'s closing table: per thread count, the kernel's games/s (its
+    :class:`sim.game.BenchFigure`), the same games end to end (``simulate --out``,
+    ``end_to_end[threads]``), their ratio, and the kernel's time per turn over the floor's."""
+    rows = []
+    for f in figures:
+        e = end_to_end[f.threads]
+        floor = "" if f.per_floor is None else f"{f.per_floor:.1f}x"
+        rows.append((f.threads, f"{f.games_per_s:,.0f}", f"{e:,.0f}",
+                     f"{e / f.games_per_s:.2f}", floor))  # fmt: skip
+    head = ("threads", "kernel games/s", "simulate --out games/s", "end to end / kernel",
+            "kernel / floor")  # fmt: skip
+    return ["", "end to end (a run directory written, as simulate --out) beside the kernel:",
+            *table(rows, head)]  # fmt: skip

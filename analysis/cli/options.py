@@ -97,8 +97,9 @@ field_option = click.option(
     default=None,
     metavar="FIELDS",
     help="Play (or read) the analysis once per field of players, comma separated, weakest"
-    " first: greedy (every seat greedy), smart (every seat smart), mixed (greedy and smart"
-    " alternating, seat 0 greedy) or any built-in policy; each field's finding is set"
+    " first: a field the game names (greedy: every seat greedy; mixed: greedy and a stronger"
+    " policy alternating, seat 0 greedy; expert: its searching player; each game's list is in"
+    " docs/analysis.md) or any built-in policy in every seat; each field's finding is set"
     " against the first's: holds, flips or indistinguishable from noise.",
 )
 threads_option = click.option(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..bygame import GameAnalysis, Panel, ReportExperiment
 from ..stats import LEVEL
 from . import metrics as M
+from .findings import FINDINGS
 from .sweep import REBUY_VALUE
 from .targets import TARGETS
 
@@ -28,6 +29,16 @@ def _rebuy_experiment(rs, games, reps, progress):
     from .report import rebuy_experiment
 
     return rebuy_experiment(rs, games, reps, progress)
+
+
+# Loba's fields of players (analysis.field), weakest first: name -> the policies in turn from
+# seat 0. `expert` is the strongest searcher; to seat a stronger one, edit its one line.
+FIELDS = {
+    "greedy": ("greedy",),
+    "mixed": ("greedy", "smart"),  # greedy and smart alternating, seat 0 greedy
+    "smart": ("smart",),
+    "expert": ("mc",),  # the expert field's policy (the search `mc`, for now)
+}
 
 
 ANALYSIS = GameAnalysis(
@@ -74,4 +85,6 @@ ANALYSIS = GameAnalysis(
     sweep_experiment=REBUY_VALUE,
     across_fields=True,
     targets=TARGETS,
+    fields=FIELDS,
+    findings=FINDINGS,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..bygame import GameAnalysis, Panel
 from . import metrics as MN
+from .findings import FINDINGS
 from .metrics import (
     moon_metrics,
     per_game,
@@ -16,6 +17,16 @@ def _report(rs, km, cmp):
     from .report import sections
 
     return sections(rs, km, cmp)
+
+
+# Moon's fields of players (analysis.field), weakest first: name -> the policies in turn from
+# seat 0. `expert` is the searching player; to seat a stronger one, edit its one line.
+FIELDS = {
+    "greedy": ("greedy",),
+    "mixed": ("greedy", "count"),  # greedy, count, greedy around the table
+    "count": ("count",),
+    "expert": ("pimc",),  # the expert field's policy (the search `pimc`)
+}
 
 
 ANALYSIS = GameAnalysis(
@@ -49,4 +60,6 @@ ANALYSIS = GameAnalysis(
     report=_report,
     summary_figures=MN.summary_figures,
     targets=TARGETS,
+    fields=FIELDS,
+    findings=FINDINGS,
 )

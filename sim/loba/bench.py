@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from ..chunks import MAX_THREADS, in_slices, run_chunk, set_threads
+from ..game import BenchFigure
 from ..jit import jit
 from ..policies import parse_seats
 from ..rng import below, seed_stream, shuffle
@@ -111,6 +112,7 @@ def run_bench(spec, rules, seats, games: int, seed: int = 12345):
             f"  floor kernel: {games / fdt:,.0f} games/s, {floor_ns:.0f} ns/turn/core; "
             f"kernel/floor = {ns_turn / floor_ns:.1f}x per turn"
         )
+        yield BenchFigure(threads, games / dt, ns_turn / floor_ns)
     if top > 1:
         yield f"scaling {top} threads / 1 thread: {results[top] / results[1]:.2f}x"
     set_threads(None)

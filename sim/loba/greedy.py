@@ -12,18 +12,18 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from ..jit import jit, kernel
+from ..jit import kernel
+from ..stack import stack_array
 from .cards import rank_of, suit_of
 from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
     apply_play,
+    best_layoff,
     bit_index,
     copy_rows2,
-    gen_layoffs,
-    gen_new_melds,
-    options_bound,
+    largest_new_meld,
     pierna_count,
-    view_rules,
+    rules_into,
 )
 from .rules import RULE
 
@@ -97,21 +97,21 @@ def loose_cards(hand, cover):
 @kernel
 def play_out(h, ms, nm, R, melded, seat, opts):
     """Play largest-first from hand ``h`` and table ``ms`` (changed in place) until no play
-    is left; returns the cards left in hand."""
+    is left; returns the cards left in hand. ``opts``: scratch of one option row or more."""
     hn = 0
     for i in range(N_IDS):
         hn += h[i]
+    row = opts[0]
     while hn > 0:
-        n = gen_new_melds(h, hn, R, opts, 0)
-        if melded and n == 0:  # (a new meld, key >= 300, comes before any lay-off, <= 2)
-            n = gen_layoffs(h, hn, ms, nm, R, opts, n)
-        if n == 0:
-            break
-        k = best_play(opts, n)
-        hn -= opts[k, A.N]
-        if opts[k, A.TYPE] == PLAY.MELD:
+        # best_play of every option: a new meld (key >= 300) before any lay-off (<= 2),
+        # each found without listing the options (tests/loba/test_largest_meld.py)
+        if not largest_new_meld(h, hn, R, row):
+            if not melded or not best_layoff(h, hn, ms, nm, R, row):
+                break
+        hn -= row[A.N]
+        if row[A.TYPE] == PLAY.MELD:
             melded = True
-        nm = apply_play(h, ms, nm, opts[k], seat)
+        nm = apply_play(h, ms, nm, row, seat)
     return hn
 
 
@@ -162,32 +162,26 @@ def array_type(dtype, ndim, readonly):
     return types.Array(dtype, ndim, "C", readonly=readonly)
 
 
-# (hand, melds, pub, acts, n, must), all read-only as a decision function hands them over (the
-# arrays take_goes_out builds are passed read-only too: one compiled copy)
-GOING_OUT_SIG = types.UniTuple(types.int64, 2)(
-    array_type(types.int8, 1, True),
-    array_type(types.int16, 2, True),
-    array_type(types.int32, 1, True),
-    array_type(types.int16, 2, True),
-    types.int64,
-    types.int64,
-)
+# scratch shapes as plain ints (sim.stack.stack_array takes constants)
+_N_RULES = RULE.SIZE
+_A_SIZE = A.SIZE
+_M_SIZE = M.SIZE
 
 
-# compiled for its signature alone, with reference counting (sim.jit.compile_signed): the
-# decision functions that call it need none (measured: -8%/turn)
-@jit([GOING_OUT_SIG], readonly=("hand", "melds", "pub", "acts"))
+@kernel(readonly=("hand", "melds", "pub", "acts"))
 def going_out(hand, melds, pub, acts, n, must):
     """``(i, left)``: the option ``i`` after which playing largest-first leaves the fewest
     cards (``left``; ties: greedy's order), when that lets the seat go out this turn (at most
     one card left, to discard) and puts a card of identity ``must`` down (-1: any); else
-    ``(-1, left)``. Call it when :func:`may_go_out` holds. (Its scratch is allocated here,
-    the work done in :func:`fewest_after`, compiled without reference counting: a third of
-    its increments and decrements gone.)"""
-    R = view_rules(pub)
-    h = np.zeros(HAND_W, dtype=np.int8)
-    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
-    ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
+    ``(-1, left)``. Call it when :func:`may_go_out` holds. (Its scratch is on its own stack,
+    :func:`~sim.stack.stack_array`: nothing allocated, no reference counts; the work is done
+    in :func:`fewest_after`.)"""
+    R = rules_into(pub, stack_array(_N_RULES, 0, np.int64))
+    h = stack_array(HAND_W, 0, np.int8)
+    for c in range(N_IDS, HAND_W):  # (the padding read eight counts at a time: zeros)
+        h[c] = 0
+    opts = stack_array(1, _A_SIZE, np.int16)  # (play_out needs one option row)
+    ms = stack_array(MAX_MELDS, _M_SIZE, np.int16)
     return fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms)
 
 

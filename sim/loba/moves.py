@@ -19,7 +19,10 @@ every end-of-turn table the rules allow is reachable by a policy.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from ..jit import DISABLED, jit, kernel
 from .cards import rank_of, suit_of
@@ -44,10 +47,34 @@ BAD_TOO_LONG = 12
 POP = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int8)
 
 
-@kernel
-def popcount(x):
-    v = int(x)
-    return POP[v & 0xFFFF] + POP[(v >> 16) & 0xFFFF]
+@intrinsic
+def _ctpop64(typingctx, x):
+    """LLVM's ``ctpop`` of a 64-bit integer (one ``popcnt``)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        v = context.cast(builder, args[0], sig.args[0], types.int64)
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [v])
+
+    return types.int64(x), codegen
+
+
+if DISABLED:
+
+    def popcount(x):
+        """Set bits among the low 32 of ``x``."""
+        v = int(x)
+        return int(POP[v & 0xFFFF] + POP[(v >> 16) & 0xFFFF])
+
+else:
+
+    @kernel
+    def popcount(x):
+        """Set bits among the low 32 of ``x``: one ``popcnt`` (a table look-up per 16 bits
+        before)."""
+        return _ctpop64(np.int64(x) & 0xFFFFFFFF)
 
 
 if DISABLED:
@@ -435,6 +462,215 @@ def _escaleras_of(acts, n, s, m, J, mn, limit):
     return n
 
 
+@kernel(readonly=("hand",))
+def largest_new_meld(hand, hand_n, R, row):
+    """The new meld greedy's order (``greedy.best_play``: the most cards, then the highest top
+    position, then the first) picks among :func:`gen_new_melds`' options, written into the
+    option row ``row``, found without listing the options: the same loops, each meld's key
+    compared instead of emitted (a meld's other joker placements come after it with the same
+    key). Returns whether the hand has a new meld. ``tests/loba/test_largest_meld.py`` checks
+    it against the list."""
+    limit = hand_n - 1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else hand_n
+    if limit < 3:
+        return False
+    exactly_three = R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    decks = R[RULE.DECKS]
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
+    mn = R[RULE.ESCALERA_MIN]
+    masks = suit_masks(hand)
+    ma, mb, mc, md = masks[0] & 0x3FFE, masks[1] & 0x3FFE, masks[2] & 0x3FFE, masks[3] & 0x3FFE
+    ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))
+    if not exactly_three:
+        if decks <= 2:
+            ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
+        else:
+            ranks = 0x3FFE
+    best_key = -1
+    kind = 0
+    key = 0
+    lo_ = 0
+    hi_ = 0
+    jm_ = 0
+    size = 0
+    while ranks:  # [A15] piernas, as _piernas_of lists them
+        low = ranks & -ranks
+        ranks ^= low
+        r = bit_index(low)
+        h0 = min(hand[r - 1], decks)
+        h1 = min(hand[13 + r - 1], decks)
+        h2 = min(hand[26 + r - 1], decks)
+        h3 = min(hand[39 + r - 1], decks)
+        if h0 + h1 + h2 + h3 < 3 or (h0 + h1 + h2 + h3) * 100 <= best_key:
+            continue
+        for c0 in range(h0 + 1):
+            for c1 in range(h1 + 1):
+                for c2 in range(h2 + 1):
+                    for c3 in range(h3 + 1):
+                        k = c0 + c1 + c2 + c3
+                        if k < 3 or k > limit or k * 100 <= best_key:
+                            continue
+                        ns = (c0 > 0) + (c1 > 0) + (c2 > 0) + (c3 > 0)
+                        if ns == 4 or (exactly_three and ns != 3):
+                            continue
+                        best_key = k * 100
+                        kind = MELD.PIERNA
+                        key = r
+                        lo_ = c0 | (c1 << 2) | (c2 << 4) | (c3 << 6)
+                        hi_ = 0
+                        jm_ = 0
+                        size = k
+    for s in range(4):  # [A16]/[A17] escaleras, as _escaleras_of lists them
+        m = masks[s]
+        c = popcount(m & 0x3FFE)
+        if c < 2 or c + J < mn or not has_window(m, J, mn):
+            continue
+        for lo in range(1, 15):
+            if not ((m >> lo) & 1) and J == 0:
+                continue
+            top = min(14, lo + 12, lo + limit - 1)
+            for hi in range(lo + mn - 1, top + 1):
+                wb = window_bits(lo, hi)
+                held = m & wb
+                nat = popcount(held)
+                length = hi - lo + 1
+                gaps = length - nat
+                if gaps > J:
+                    break
+                if nat < 2:
+                    continue
+                if length * 100 + hi > best_key:
+                    best_key = length * 100 + hi
+                    kind = MELD.ESCALERA
+                    key = s
+                    lo_ = lo
+                    hi_ = hi
+                    jm_ = wb & ~m
+                    size = length
+    if best_key < 0:
+        return False
+    row[A.TYPE] = PLAY.MELD
+    row[A.KIND] = kind
+    row[A.KEY] = key
+    row[A.LO] = lo_
+    row[A.HI] = hi_
+    row[A.JMASK] = jm_
+    row[A.N] = size
+    return True
+
+
+@kernel(readonly=("hand",))
+def meld_cover(hand, hand_n, R):
+    """:func:`~sim.loba.greedy.cards_covered` of :func:`gen_new_melds`' options (bit c: some
+    new meld puts a card of identity c down), found without listing them: the same loops,
+    each meld's cards or'ed in (an escalera's other joker placements put down fewer naturals
+    and a joker). ``tests/loba/test_largest_meld.py`` checks it against the list."""
+    limit = hand_n - 1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else hand_n
+    if limit < 3:
+        return 0
+    exactly_three = R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    decks = R[RULE.DECKS]
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
+    mn = R[RULE.ESCALERA_MIN]
+    masks = suit_masks(hand)
+    ma, mb, mc, md = masks[0] & 0x3FFE, masks[1] & 0x3FFE, masks[2] & 0x3FFE, masks[3] & 0x3FFE
+    ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))
+    if not exactly_three:
+        if decks <= 2:
+            ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
+        else:
+            ranks = 0x3FFE
+    cover = 0
+    while ranks:  # [A15] piernas, as _piernas_of lists them
+        low = ranks & -ranks
+        ranks ^= low
+        r = bit_index(low)
+        h0 = min(hand[r - 1], decks)
+        h1 = min(hand[13 + r - 1], decks)
+        h2 = min(hand[26 + r - 1], decks)
+        h3 = min(hand[39 + r - 1], decks)
+        if h0 + h1 + h2 + h3 < 3:
+            continue
+        for c0 in range(h0 + 1):
+            for c1 in range(h1 + 1):
+                for c2 in range(h2 + 1):
+                    for c3 in range(h3 + 1):
+                        k = c0 + c1 + c2 + c3
+                        if k < 3 or k > limit:
+                            continue
+                        ns = (c0 > 0) + (c1 > 0) + (c2 > 0) + (c3 > 0)
+                        if ns == 4 or (exactly_three and ns != 3):
+                            continue
+                        b = int(c0 > 0) | (int(c1 > 0) << 13) | (int(c2 > 0) << 26)
+                        cover |= (b | (int(c3 > 0) << 39)) << (r - 1)
+    for s in range(4):  # [A16]/[A17] escaleras, as _escaleras_of lists them
+        m = masks[s]
+        c = popcount(m & 0x3FFE)
+        if c < 2 or c + J < mn or not has_window(m, J, mn):
+            continue
+        for lo in range(1, 15):
+            if not ((m >> lo) & 1) and J == 0:
+                continue
+            top = min(14, lo + 12, lo + limit - 1)
+            for hi in range(lo + mn - 1, top + 1):
+                wb = window_bits(lo, hi)
+                held = m & wb
+                nat = popcount(held)
+                length = hi - lo + 1
+                gaps = length - nat
+                if gaps > J:
+                    break
+                if nat < 2:
+                    continue
+                cover |= (((held >> 1) & 0x1FFF) | ((held >> 14) & 1)) << (13 * s)
+                if gaps > 0 or min(J - gaps, nat - 2) > 0:
+                    cover |= 1 << JOKER
+    return cover
+
+
+@kernel(readonly=("hand", "melds"))
+def layoff_cover(hand, hand_n, melds, nm, R):
+    """:func:`~sim.loba.greedy.cards_covered` of :func:`gen_layoffs`' options (bit c: some
+    lay-off puts a card of identity c down), found without listing them."""
+    if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
+        return 0
+    cover = 0
+    for i in range(nm):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = int(melds[i, M.KEY])
+            for s in range(4):
+                cid = s * 13 + r - 1
+                if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
+                    cover |= 1 << cid
+            continue
+        s = int(melds[i, M.KEY])
+        lo = int(melds[i, M.LO])
+        hi = int(melds[i, M.HI])
+        jm = int(melds[i, M.JMASK])
+        if hi - lo + 1 >= 13:
+            continue
+        if lo > 1 and hand[pos_card(lo - 1, s)] > 0:
+            cover |= 1 << pos_card(lo - 1, s)
+        if hi < 14 and hand[pos_card(hi + 1, s)] > 0:
+            cover |= 1 << pos_card(hi + 1, s)
+        if R[RULE.JOKER_END_MOVE] == 1:
+            if (jm >> lo) & 1 and hi < 14 and hand[pos_card(lo, s)] > 0:
+                cover |= 1 << pos_card(lo, s)
+            if (jm >> hi) & 1 and lo > 1 and hand[pos_card(hi, s)] > 0:
+                cover |= 1 << pos_card(hi, s)
+        if hand[JOKER] > 0 and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
+            if lo > 1 or hi < 14:
+                cover |= 1 << JOKER
+    return cover
+
+
+@kernel(readonly=("pub",))
+def rules_into(pub, R):
+    """:func:`view_rules` into ``R`` (scratch of ``RULE.SIZE``), allocating nothing."""
+    for i in range(RULE.SIZE):
+        R[i] = pub[PUB.RULES + i]
+    return R
+
+
 @jit(readonly=("pub",))
 def view_rules(pub):
     """The rule array (``RULE.*``) a decision's public view carries at ``PUB.RULES``, as the
@@ -505,6 +741,64 @@ def gen_layoffs_wanted(hand, hand_n, melds, nm, R, acts, n, wants, held):
         if wants[i] & held:
             n = _layoffs_on(hand, melds, i, R, acts, n)
     return n
+
+
+@kernel(inline="always")
+def _layoff_row(row, i, cid, p, newp):
+    row[A.TYPE] = PLAY.LAYOFF
+    row[A.KIND] = i
+    row[A.KEY] = cid
+    row[A.LO] = p
+    row[A.HI] = newp
+    row[A.JMASK] = 0
+    row[A.N] = 1
+    return True
+
+
+@kernel(readonly=("hand", "melds"))
+def best_layoff(hand, hand_n, melds, nm, R, row):
+    """The lay-off greedy's order (``greedy.best_play``: a natural before a joker, then the
+    first) picks among :func:`gen_layoffs`' options, written into ``row``, found without
+    listing them: the first natural lay-off in their order, else the first joker one.
+    Returns whether the hand has a lay-off. ``tests/loba/test_largest_meld.py`` checks it
+    against the list."""
+    if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
+        return False
+    jm_i = -1  # the first joker lay-off: its meld and position
+    jm_p = 0
+    for i in range(nm):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = int(melds[i, M.KEY])
+            for s in range(4):
+                cid = s * 13 + r - 1
+                if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
+                    return _layoff_row(row, i, cid, -1, 0)
+            continue
+        s = int(melds[i, M.KEY])
+        lo = int(melds[i, M.LO])
+        hi = int(melds[i, M.HI])
+        jm = int(melds[i, M.JMASK])
+        if hi - lo + 1 >= 13:
+            continue
+        if lo > 1 and hand[pos_card(lo - 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(lo - 1, s), lo - 1, 0)
+        if hi < 14 and hand[pos_card(hi + 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(hi + 1, s), hi + 1, 0)
+        if R[RULE.JOKER_END_MOVE] == 1:
+            if (jm >> lo) & 1 and hi < 14 and hand[pos_card(lo, s)] > 0:
+                return _layoff_row(row, i, pos_card(lo, s), lo, hi + 1)
+            if (jm >> hi) & 1 and lo > 1 and hand[pos_card(hi, s)] > 0:
+                return _layoff_row(row, i, pos_card(hi, s), hi, lo - 1)
+        if jm_i < 0 and hand[JOKER] > 0 and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
+            if lo > 1:
+                jm_i = i
+                jm_p = lo - 1
+            elif hi < 14:
+                jm_i = i
+                jm_p = hi + 1
+    if jm_i >= 0:
+        return _layoff_row(row, jm_i, JOKER, jm_p, 0)
+    return False
 
 
 @kernel(inline="always")

@@ -95,6 +95,15 @@ def seat_tables(policies) -> tuple[tuple, np.ndarray]:
     return fns, params
 
 
+def seat_trust(policies) -> np.ndarray:
+    """int8[3]: 1 for a seat whose policy is one of the game's own (:data:`~.policies.POLICIES`:
+    handed the game's arrays, not copies, :func:`~.engine.decide`), 0 for any other."""
+    from .policies import POLICIES
+
+    pols = [resolve_policy(p)[0] for p in seat_list(policies)]
+    return np.array([POLICIES.get(getattr(p, "name", None)) is p for p in pols], dtype=np.int8)
+
+
 def play_batch(rules, policies, seed: int, start: int = 0, count: int = 1, hands_cap: int = 0):
     """Play games ``start .. start+count-1``; returns (games, seats, hands) record arrays."""
     from .kernel import run_games
@@ -107,7 +116,8 @@ def play_batch(rules, policies, seed: int, start: int = 0, count: int = 1, hands
         hands = HANDS.empty_array(count, MAX_SEATS, hands_cap)
     else:
         hands = HANDS.empty_array(1, MAX_SEATS, 0)
-    run_games(rs.to_array(), np.uint64(seed), start, count, fns, params, games, seats, hands)
+    trust = seat_trust(policies)
+    run_games(rs.to_array(), np.uint64(seed), start, count, fns, params, games, seats, hands, trust)
     return games, seats, hands
 
 

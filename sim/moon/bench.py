@@ -22,9 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..game import BenchFigure
 from ..jit import jit
 from ..rng import below, seed_stream, shuffle
-from .batch import resolve_rules, seat_tables
+from .batch import resolve_rules, seat_tables, seat_trust
 from .kernel import run_games
 from .layout import HAND_SIZE, MAX_SEATS, N_TILES, N_TRICKS
 from .schema import GAMES, GR, HANDS, SEATS
@@ -91,15 +92,16 @@ def measure(rules, policies, games: int, threads: int = 1, seed: int = 1) -> tup
     rs = resolve_rules(rules)
     R = rs.to_array()
     fns, params = seat_tables(policies)
+    trust = seat_trust(policies)
     warm = 8
     g = GAMES.empty_array(max(games, warm), MAX_SEATS)  # the warm-up's games fit, however few
     s = SEATS.empty_array(max(games, warm), MAX_SEATS)
     h = HANDS.empty_array(1, MAX_SEATS, 0)
-    run_games(R, np.uint64(seed), 0, warm, fns, params, g[:warm], s[:warm], h)  # compile / load
+    run_games(R, np.uint64(seed), 0, warm, fns, params, g[:warm], s[:warm], h, trust)  # load
     g, s = g[:games], s[:games]
 
     def part(a: int, b: int) -> None:
-        run_games(R, np.uint64(seed), a, b - a, fns, params, g[a:b], s[a:b], h)
+        run_games(R, np.uint64(seed), a, b - a, fns, params, g[a:b], s[a:b], h, trust)
 
     dt = _timed(part, games, threads)
     return games / dt, float(g[:, GR.HANDS].mean())
@@ -128,6 +130,7 @@ def run_bench(rules, seats, games: int, seed: int = 12345, threads: int = 2):
             f"  floor kernel: {fps:,.0f} games/s, {floor_ns:.0f} ns/hand/core; "
             f"kernel/floor = {ns / floor_ns:.1f}x per hand"
         )
+        yield BenchFigure(th, gps, ns / floor_ns)
     for seat in dict.fromkeys(seat_label(s) for s in ss):  # a search policy: its decisions
         pol = resolve_policy(seat)[0]
         if getattr(pol, "quick", ""):

@@ -53,7 +53,7 @@ from .layout import (
 )
 from .rules import ALL_PASS, MADE_SCORES, MOON, RULE
 from .schema import HR
-from .tricks import bit, legal_mask, trick_winner
+from .tricks import bit, legal_mask, low_index, trick_winner
 
 _BIDS = np.array(BIDS, dtype=np.int64)
 
@@ -95,6 +95,7 @@ def new_bufs(R):
         np.zeros(N_PARAMS, dtype=np.float64),
         np.zeros(N_TILES, dtype=np.int64),
         np.zeros(2, dtype=np.uint64),
+        np.zeros(MAX_SEATS, dtype=np.int8),
     )
 
 
@@ -147,26 +148,33 @@ def fill_pub(st, R, seat, dec, pub):
 def decide(fn, st, R, seat, dec, params, bufs, n, tr):
     """Ask ``seat``'s function ``fn`` to choose among the engine's options ``opts[:n]``;
     returns the chosen row index (the first option for an out-of-range answer). Everything
-    handed over is a copy (its stream too, copied back after the call)."""
-    pub, acts, opts, own = bufs.pub, bufs.acts, bufs.opts, bufs.own
-    played, pp, prng = bufs.played, bufs.params, bufs.rng
+    handed over is a copy (its stream too, copied back after the call), except to a seat
+    marked in ``bufs.trust`` (one of the game's own policies, which only read what they are
+    handed): it reads the game's own arrays, its tiles, the record of play, its parameter row,
+    its stream and the options, and a copy of the public view (the same answers, without the
+    copying: ``tests/moon/test_moon_tables.py`` plays the same games both ways)."""
+    pub, opts = bufs.pub, bufs.opts
     fill_pub(st, R, seat, dec, pub)
-    for i in range(n):
-        acts[i, 0] = opts[i, 0]
-        acts[i, 1] = opts[i, 1]
-    for t in range(N_TILES):
-        own[t] = st.hands[seat, t]
-    for i in range(PL.SIZE):
-        played[i] = st.played[i]
-    for i in range(N_PARAMS):
-        pp[i] = params[seat, i]
     r = 2 + 2 * seat
-    prng[0] = st.rng[r]
-    prng[1] = st.rng[r + 1]
     st.g[G.DECISIONS] += 1
-    ans = fn(own, pub, played, pp, prng, acts, n)
-    st.rng[r] = prng[0]  # the seat's own stream moves on
-    st.rng[r + 1] = prng[1]
+    if bufs.trust[seat] != 0:
+        ans = fn(st.hands[seat], pub, st.played, params[seat], st.rng[r : r + 2], opts, n)
+    else:
+        acts, own, played, pp, prng = bufs.acts, bufs.own, bufs.played, bufs.params, bufs.rng
+        for i in range(n):
+            acts[i, 0] = opts[i, 0]
+            acts[i, 1] = opts[i, 1]
+        for t in range(N_TILES):
+            own[t] = st.hands[seat, t]
+        for i in range(PL.SIZE):
+            played[i] = st.played[i]
+        for i in range(N_PARAMS):
+            pp[i] = params[seat, i]
+        prng[0] = st.rng[r]
+        prng[1] = st.rng[r + 1]
+        ans = fn(own, pub, played, pp, prng, acts, n)
+        st.rng[r] = prng[0]  # the seat's own stream moves on
+        st.rng[r + 1] = prng[1]
     if ans < 0 or ans >= n:
         st.s[seat, S.BAD] += 1
         if tr is not None:
@@ -394,7 +402,6 @@ def play_tricks(st, R, fns, params, bufs, tr, limit):
     g = st.g
     s = st.s
     opts = bufs.opts
-    tiles = bufs.tiles
     h = g[G.HAND]
     trump = g[G.TRUMP]
     for _ in range(limit):
@@ -415,17 +422,15 @@ def play_tricks(st, R, fns, params, bufs, tr, limit):
         for j in range(j0, MAX_SEATS):
             q = (leader + j) % MAX_SEATS
             m = legal_mask(s[q, S.BITS], lead, trump)
-            n = 0
-            for x in range(N_TILES):
-                if (m >> x) & 1:
-                    tiles[n] = x
-                    n += 1
-            if n == 1:
-                t = tiles[0]
+            if m & (m - 1) == 0:  # one legal tile: played without asking
+                t = low_index(m)
             else:
-                for i in range(n):
-                    opts[i, 0] = tiles[i]
-                    opts[i, 1] = 0
+                n = 0
+                while m != 0:  # the legal tiles in id order
+                    opts[n, 0] = low_index(m)
+                    opts[n, 1] = 0
+                    m &= m - 1
+                    n += 1
                 t = opts[decide(fns[q][2], st, R, q, DEC.PLAY, params, bufs, n, tr), 0]
             st.hands[q, t] = 0
             s[q, S.BITS] &= ~bit(t)

@@ -8,6 +8,9 @@ Input contract of :func:`run_games`:
 * ``fns``: a tuple of three ``(bid, trump, play)`` tuples of compiled decision functions
   (:data:`sim.moon.api.DECIDE_SIG`), one per seat (``Policy.decisions``, compiled).
 * ``params`` float64[MAX_SEATS, N_PARAMS].
+* ``trust`` int8[MAX_SEATS]: 1 for a seat whose policy is one of the game's own (they only
+  read what they are handed, so the gate hands them the game's arrays, not copies; the same
+  games either way), 0 for any other (a plug-in: copies).
 * outputs (zeroed, from :mod:`sim.moon.schema`'s ``Table.empty_array(count, MAX_SEATS, cap)``):
   ``games_out`` int64[count, GR.SIZE], ``seats_out`` int64[count, MAX_SEATS, SR.SIZE],
   ``hands_out`` int32[count, cap, HR.SIZE] — or shape (1, 0, HR.SIZE) when hand records are
@@ -55,7 +58,7 @@ def write_records(st, games_row, seats_rows):
 
 
 @jit
-def run_games(R, seed, start, count, fns, params, games_out, seats_out, hands_out):
+def run_games(R, seed, start, count, fns, params, games_out, seats_out, hands_out, trust):
     """Play games ``start .. start+count-1`` one after another into the ``*_out`` rows.
 
     Serial on purpose: the caller runs slices on several Python threads (the kernel releases
@@ -63,6 +66,7 @@ def run_games(R, seed, start, count, fns, params, games_out, seats_out, hands_ou
     record = hands_out.shape[0] == count
     st = new_state()
     bufs = new_bufs(R)
+    bufs.trust[:] = trust
     decks = np.full((1, N_TILES), -1, dtype=np.int8)
     for i in range(count):
         hr = hands_out[i] if record else hands_out[0]

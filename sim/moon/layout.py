@@ -179,11 +179,16 @@ E = make_enum(
 N_RNG = 2 + 2 * MAX_SEATS  # the deal stream, then one policy stream per seat
 
 # --- scratch arrays of one game (engine.new_bufs): the decision view's copies and the deal's list
-Scratch = namedtuple("Scratch", ["pub", "acts", "opts", "own", "played", "params", "tiles", "rng"])
+Scratch = namedtuple(
+    "Scratch", ["pub", "acts", "opts", "own", "played", "params", "tiles", "rng", "trust"]
+)
 Scratch.__doc__ = """Per-game scratch arrays: pub int32[PUB.SIZE] (the public view), acts
 int16[MAX_ACTS, A.SIZE] (the options as the seat sees them), opts int16[MAX_ACTS, A.SIZE] (the
 engine's own), own int8[N_TILES] / played int16[PL.SIZE] / params float64[N_PARAMS] / rng
-uint64[2] (the deciding seat's copies), tiles int64[N_TILES] (a deal's tile list)."""
+uint64[2] (the deciding seat's copies), tiles int64[N_TILES] (a deal's tile list), trust
+int8[MAX_SEATS] (1: the seat plays one of the game's own policies, which never write what they
+are handed, and is handed the game's own arrays instead of copies; 0 everywhere unless the
+batch kernel is told otherwise)."""
 
 State = namedtuple("State", ["hands", "played", "g", "s", "rng"])
 State.__doc__ = """One game's whole state, all arrays (copy every field to fork a game).

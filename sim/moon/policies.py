@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import jit, kernel
+from ..jit import kernel
 from ..policies.api import Policy, decision
 from ..rng import below
 from .layout import (
@@ -50,7 +50,7 @@ from .pimc import RANGES as PIMC_RANGES
 from .pimc import pimc_bid, pimc_play, pimc_trump
 from .rules import RULE
 from .tiles import HI, LO
-from .tricks import bit, bits_of
+from .tricks import KEY, LED_OF, bit, bits_of, low_index, popcount
 
 # ---------------------------------------------------------------- tables (plain Python)
 
@@ -113,6 +113,31 @@ SUIT_LEAD = np.array(
     dtype=np.int64,
 )
 _HI = HI
+
+
+def _above_tables():
+    """TRUMP_BITS[c]: the trumps of contract c as bits; T_ABOVE[c, t]: the trumps ranked above
+    trump t; S_ABOVE[c, t]: for a tile t that is not trump, the tiles above it in the suit it
+    leads (its higher number), as bits. What :func:`estimate` and :func:`is_walker` read in
+    place of walking the orders tile by tile."""
+    trump_bits = np.zeros(N_CONTRACTS, dtype=np.int64)
+    t_above = np.zeros((N_CONTRACTS, N_TILES), dtype=np.int64)
+    s_above = np.zeros((N_CONTRACTS, N_TILES), dtype=np.int64)
+    for c in range(N_CONTRACTS):
+        order = [int(t) for t in TRUMP_ORDER[c, : TRUMP_LEN[c]]]
+        for i, t in enumerate(order):
+            trump_bits[c] |= 1 << t
+            t_above[c, t] = sum(1 << u for u in order[:i])
+        for x in range(7):
+            order = [int(t) for t in SUIT_ORDER[c, x, : SUIT_LEN[c, x]]]
+            for i, t in enumerate(order):
+                if HI[t] == x:
+                    s_above[c, t] = sum(1 << u for u in order[:i])
+    return trump_bits, t_above, s_above
+
+
+TRUMP_BITS, T_ABOVE, S_ABOVE = _above_tables()
+ALL_TILES = (1 << N_TILES) - 1
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -266,7 +291,54 @@ def estimate(own, gone, c):
     kept after the opponents' are drawn, walkers (counted fully once the opponents' trumps are
     drawn, half while we can outlast them, not at all otherwise) and second-best side tiles (a
     quarter each). Removing a tile from ``own`` never raises it (:func:`best_declaration`
-    relies on that)."""
+    relies on that).
+
+    From bits: ``k`` the held trumps with no unseen trump above them (:data:`T_ABOVE`), ``m``
+    the held trumps, ``o`` the unseen ones; a held side tile counts 1 with no unseen tile above
+    it in the suit it leads and 1/4 with one (:data:`S_ABOVE`). The same value, to the bit, as
+    walking the orders (:func:`estimate_walk`, the tests); every term is a multiple of 1/4."""
+    live = ALL_TILES & ~gone
+    mine = own & live
+    unseen = live & ~own
+    tb = TRUMP_BITS[c]
+    held = mine & tb
+    m = popcount(held)
+    o = popcount(unseen & tb)
+    k = 0
+    x = held
+    while x != 0:
+        t = low_index(x)
+        x &= x - 1
+        if T_ABOVE[c, t] & unseen == 0:
+            k += 1
+    left = o - k if o > k else 0
+    r = m - k
+    tricks = float(k + (r - left if r > left else 0))
+    if left == 0:
+        side = 1.0
+    elif r > left:
+        side = 0.5
+    else:
+        side = 0.0
+    walk = 0
+    if side > 0.0:
+        x = mine & ~tb
+        while x != 0:
+            t = low_index(x)
+            x &= x - 1
+            a = S_ABOVE[c, t] & unseen
+            if a == 0:
+                walk += 4
+            elif a & (a - 1) == 0:
+                walk += 1
+    e = tricks + side * (walk * 0.25)
+    return e if e < 7.0 else 7.0
+
+
+@kernel
+def estimate_walk(own, gone, c):
+    """:func:`estimate` as first written, walking the trump and suit orders tile by tile (the
+    reference the tests hold the bit form to)."""
     k = 0
     m = 0
     o = 0
@@ -317,9 +389,8 @@ def estimate(own, gone, c):
 def gone_bits(pub, played):
     """Tiles out of play as this seat knows it: played this hand, and its own discard."""
     b = 0
-    for t in range(N_TILES):
-        if played[PL.BY + t] >= 0:
-            b |= bit(t)
+    for p in range(pub[PUB.NPLAYED]):  # (the tiles of PL.TILE are those with PL.BY set)
+        b |= bit(played[PL.TILE + p])
     if pub[PUB.DISCARD] >= 0:
         b |= bit(pub[PUB.DISCARD])
     return b
@@ -359,42 +430,61 @@ def declaration_key(hand, gone, d, c):
     e = estimate(hand, gone, c) * 1000.0
     if d >= 0:
         e -= POWER[c, d]
-    ln = 0
-    for j in range(TRUMP_LEN[c]):
-        ln += (hand >> TRUMP_ORDER[c, j]) & 1
-    return e + ln * 0.01
+    return e + popcount(hand & TRUMP_BITS[c]) * 0.01
 
 
-@jit
+@kernel
+def contract_bound(hand, pub, c):
+    """The most contract ``c`` can score in :func:`best_declaration` (its estimate with all 8
+    tiles: a discard never adds to it); -1e18 for a contract the rules forbid."""
+    return estimate(hand, 0, c) * 1000.0 + 0.5 if contract_allowed(pub, c) else -1e18
+
+
+@kernel
 def best_declaration(hand, pub):
     """(discard, contract) of best :func:`declaration_key` over the held tiles and allowed
     contracts. Each contract is bounded by its estimate with all 8 tiles (a discard never adds
-    to it), so only contracts that could still win are tried tile by tile."""
+    to it), so only contracts that could still win are tried tile by tile, best bound first
+    (the first contract of the highest bound; a tried one no longer counts)."""
     best_d = -1
     best_c = -1
     best = -1e18
-    bound = np.empty(N_CONTRACTS)
-    for c in range(N_CONTRACTS):
-        bound[c] = estimate(hand, 0, c) * 1000.0 + 0.5 if contract_allowed(pub, c) else -1e18
+    bound = (
+        contract_bound(hand, pub, 0),
+        contract_bound(hand, pub, 1),
+        contract_bound(hand, pub, 2),
+        contract_bound(hand, pub, 3),
+        contract_bound(hand, pub, 4),
+        contract_bound(hand, pub, 5),
+        contract_bound(hand, pub, 6),
+        contract_bound(hand, pub, 7),
+        contract_bound(hand, pub, 8),
+    )
+    tried = 0
     for _ in range(N_CONTRACTS):
         c = 0
+        top = -1e18 if tried & 1 else bound[0]
         for x in range(1, N_CONTRACTS):
-            if bound[x] > bound[c]:
+            v = -1e18 if (tried >> x) & 1 else bound[x]
+            if v > top:
+                top = v
                 c = x
-        if bound[c] <= best:
+        if top <= best:
             break
-        bound[c] = -1e18
-        for d in range(N_TILES):
-            if (hand >> d) & 1:
-                k = declaration_key(hand, 0, d, c)
-                if k > best:
-                    best = k
-                    best_d = d
-                    best_c = c
+        tried |= 1 << c
+        x = hand
+        while x != 0:
+            d = low_index(x)
+            x &= x - 1
+            k = declaration_key(hand, 0, d, c)
+            if k > best:
+                best = k
+                best_d = d
+                best_c = c
     return best_d, best_c
 
 
-@decision(alloc=True)
+@decision
 def count_trump(own, pub, played, params, rng, acts, n):
     hand = bits_of(own)
     dec = pub[PUB.DECISION]
@@ -416,73 +506,81 @@ def is_walker(own, gone, tile, c):
     """A non-trump tile that heads the suit it leads: every tile above it is held or gone."""
     if IS_TRUMP[c, tile]:
         return False
-    s = _HI[tile]
-    for i in range(SUIT_LEN[c, s]):
-        t = SUIT_ORDER[c, s, i]
-        if t == tile:
-            return True
-        if ((own | gone) >> t) & 1 == 0:
-            return False
-    return False
+    return S_ABOVE[c, tile] & ~(own | gone) == 0
+
+
+@kernel
+def act_of(acts, n, tile):
+    """The index of the option that plays ``tile`` (-1: none)."""
+    for i in range(n):
+        if acts[i, A.TILE] == tile:
+            return i
+    return -1
+
+
+@kernel
+def top_power(mask, c):
+    """The tile of highest :data:`POWER` under ``c`` among the bits ``mask`` (> 0)."""
+    best = -1
+    key = -1
+    while mask != 0:
+        t = low_index(mask)
+        mask &= mask - 1
+        if POWER[c, t] > key:
+            key = POWER[c, t]
+            best = t
+    return best
 
 
 @decision
 def count_play(own, pub, played, params, rng, acts, n):
     c = pub[PUB.TRUMP]
-    hand = bits_of(own)
-    gone = gone_bits(pub, played)
     lead = pub[PUB.LED]
     if lead < 0:
-        if bidder_view(pub):
-            o = 0
-            for j in range(TRUMP_LEN[c]):
-                t = TRUMP_ORDER[c, j]
-                if ((hand | gone) >> t) & 1 == 0:
-                    o += 1
-            if o > 0:  # pull trumps: the highest trump we hold
-                best = -1
-                key = -1
-                for i in range(n):
-                    t = acts[i, A.TILE]
-                    if IS_TRUMP[c, t] and POWER[c, t] > key:
-                        key = POWER[c, t]
-                        best = i
-                if best >= 0:
-                    return best
-        best = -1
-        key = -1
+        hand = bits_of(own)
+        gone = gone_bits(pub, played)
+        options = 0  # the options' tiles as bits
         for i in range(n):
-            t = acts[i, A.TILE]
-            if is_walker(hand, gone, t, c) and POWER[c, t] > key:
-                key = POWER[c, t]
-                best = i
-        if best >= 0:
-            return best
+            options |= bit(acts[i, A.TILE])
+        tb = TRUMP_BITS[c]
+        unseen = ALL_TILES & ~(hand | gone)
+        if bidder_view(pub) and unseen & tb != 0 and options & tb != 0:
+            return act_of(acts, n, top_power(options & tb, c))  # pull trumps: our highest
+        walkers = 0  # side tiles that head the suit they lead
+        x = options & ~tb
+        while x != 0:
+            t = low_index(x)
+            x &= x - 1
+            if S_ABOVE[c, t] & unseen == 0:
+                walkers |= bit(t)
+        if walkers != 0:
+            return act_of(acts, n, top_power(walkers, c))
         if bidder_view(pub):  # no side walker: a trump that heads the trumps left, if any
-            for j in range(TRUMP_LEN[c]):
-                t = TRUMP_ORDER[c, j]
-                if (gone >> t) & 1:
-                    continue
-                if (hand >> t) & 1:
-                    for i in range(n):
-                        if acts[i, A.TILE] == t:
+            x = tb & ~gone
+            while x != 0:
+                t = low_index(x)
+                x &= x - 1
+                if T_ABOVE[c, t] & ~gone == 0:  # the highest trump still in play
+                    if (hand >> t) & 1:
+                        i = act_of(acts, n, t)
+                        if i >= 0:
                             return i
-                break
+                    break
         return extreme(acts, n, c, False)
     # following: the cheapest tile that beats the trick so far, else the lowest
     npl = pub[PUB.NPLAYED]
     first = npl - npl % MAX_SEATS
-    led = led_of(lead, c)
+    key = KEY[c, LED_OF[c, lead]]  # [B8] strength in this trick (ordered as key_in_trick)
     top = -1
     for p in range(first, npl):
-        k = key_in_trick(played[PL.TILE + p], led, c)
+        k = key[played[PL.TILE + p]]
         if k > top:
             top = k
     best = -1
     cost = 1 << 30
     for i in range(n):
         t = acts[i, A.TILE]
-        if key_in_trick(t, led, c) > top and POWER[c, t] < cost:
+        if key[t] > top and POWER[c, t] < cost:
             cost = POWER[c, t]
             best = i
     if best >= 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import GameSpec, Positions, Summary
-from .api import DECIDE_SIG, DECISIONS
+from .api import DECIDE_SIG, DECISIONS, N_PARAMS
 from .auditor import audit
 from .bench import run_bench
 from .kernel import COMPILE_PIECES, run_games
@@ -30,10 +30,16 @@ def play_batch(R, n_players, seed, start, count, fns, params, outs):
         raise ValueError(f"Three-Player Moon is played by exactly 3 players, not {n_players} [B1].")
     by_seat = tuple(tuple(fns[k][q] for k in range(len(DECISIONS))) for q in range(MAX_SEATS))
     games, seats, hands = outs
+    # the last column (GameSpec.builtin_column): the seat runs plug-in code; the game's own
+    # policies are handed the game's arrays instead of copies (engine.decide)
+    trust = (params[:, -1] == 0).astype(np.int8) if params.shape[1] > N_PARAMS else ZERO_TRUST
     run_games(
-        R, np.uint64(seed), start, count, by_seat, np.ascontiguousarray(params[:, :8]),
-        games, seats, hands,
+        R, np.uint64(seed), start, count, by_seat, np.ascontiguousarray(params[:, :N_PARAMS]),
+        games, seats, hands, trust,
     )  # fmt: skip
+
+
+ZERO_TRUST = np.zeros(MAX_SEATS, dtype=np.int8)
 
 
 SUMS = {
@@ -103,4 +109,5 @@ SPEC = GameSpec(
     positions=Positions(load_position, moves, moves_text, replay_position),
     analysis="analysis.moon.registration:ANALYSIS",
     compile_pieces=COMPILE_PIECES,
+    builtin_column=True,  # (its last column, the plug-in flag, marks the seats handed copies)
 )

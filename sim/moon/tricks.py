@@ -20,8 +20,9 @@ largest key (keys of distinct tiles never tie).
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..jit import kernel
+from ..jit import DISABLED, kernel
 from .layout import DOUBLES, LED_TRUMP, N_TILES, NO_TRUMP
 from .tiles import HI, LO
 
@@ -50,10 +51,82 @@ def _follow_table() -> np.ndarray:
 FOLLOW = _follow_table()
 
 
+def _key_tables() -> tuple[np.ndarray, np.ndarray]:
+    """LED_OF[trump, tile]: the suit ``tile`` calls when led (:func:`led_suit_of`);
+    KEY[trump, led, tile]: its :func:`play_key_of` in a trick led ``led`` — [B7]/[B8] as
+    tables, built from the plain-Python rules below and checked against them by the tests."""
+    led_of = np.zeros((NO_TRUMP + 1, N_TILES), dtype=np.int64)
+    key = np.zeros((NO_TRUMP + 1, LED_TRUMP + 1, N_TILES), dtype=np.int64)
+    for c in range(NO_TRUMP + 1):
+        for t in range(N_TILES):
+            led_of[c, t] = led_suit_of(t, c)
+            for led in range(LED_TRUMP + 1):
+                key[c, led, t] = play_key_of(t, led, c)
+    return led_of, key
+
+
+def _is_trump_of(tile: int, trump: int) -> bool:
+    h, lo = int(HI[tile]), int(LO[tile])
+    if trump == NO_TRUMP:
+        return False
+    if trump == DOUBLES:
+        return h == lo
+    return trump in (h, lo)
+
+
+def led_suit_of(tile: int, trump: int) -> int:
+    """[B7] :func:`led_suit` in plain Python."""
+    return LED_TRUMP if _is_trump_of(tile, trump) else int(HI[tile])
+
+
+def play_key_of(tile: int, led: int, trump: int) -> int:
+    """[B8] :func:`play_key` in plain Python: 8 + trump rank for a trump ([B6]), the rank in
+    the suit led for a tile that follows it, -1 otherwise."""
+    h, lo = int(HI[tile]), int(LO[tile])
+    if _is_trump_of(tile, trump):
+        if trump == DOUBLES:
+            return 8 + h
+        return 8 + (7 if h == lo else (lo if h == trump else h))
+    if led != LED_TRUMP and led in (h, lo):
+        return 7 if h == lo else (lo if h == led else h)
+    return -1
+
+
+LED_OF, KEY = _key_tables()
+
+
 @kernel
 def bit(tile):
     """The bit of ``tile`` in a hand held as bits (int64, whatever the type of ``tile``)."""
     return np.int64(1) << np.int64(tile)
+
+
+if DISABLED:
+
+    def popcount(x):
+        """Set bits of a non-negative int64 (plain Python: no wrapping multiply to warn)."""
+        return bin(int(x)).count("1")
+
+    def low_index(x):
+        """Index of the lowest set bit of ``x`` (> 0)."""
+        return (int(x) & -int(x)).bit_length() - 1
+
+else:
+
+    @kernel
+    def popcount(x):
+        """Set bits of a non-negative int64 (SWAR: no table, no loop)."""
+        v = np.uint64(x)
+        v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+        m2 = np.uint64(0x3333333333333333)
+        v = (v & m2) + ((v >> np.uint64(2)) & m2)
+        v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+        return np.int64((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+    @kernel
+    def low_index(x):
+        """Index of the lowest set bit of ``x`` (> 0): one ``tzcnt``."""
+        return trailing_zeros(np.int64(x))
 
 
 @kernel
@@ -138,11 +211,12 @@ def play_key(tile, led, trump):
 
 @kernel
 def trick_winner(t0, t1, t2, trump):
-    """[B8] index (0, 1, 2 in play order) of the tile that wins the trick t0 (led), t1, t2."""
-    led = led_suit(t0, trump)
-    k0 = play_key(t0, led, trump)
-    k1 = play_key(t1, led, trump)
-    k2 = play_key(t2, led, trump)
+    """[B8] index (0, 1, 2 in play order) of the tile that wins the trick t0 (led), t1, t2
+    (the keys of :func:`play_key`, read from :data:`KEY`)."""
+    key = KEY[trump, LED_OF[trump, t0]]
+    k0 = key[t0]
+    k1 = key[t1]
+    k2 = key[t2]
     if k0 >= k1 and k0 >= k2:
         return np.int64(0)
     return np.int64(1) if k1 >= k2 else np.int64(2)
@@ -175,7 +249,7 @@ def legal_mask(bits, led_tile, trump):
     that may be played."""
     if led_tile < 0:
         return bits
-    m = bits & FOLLOW[trump, led_suit(led_tile, trump)]
+    m = bits & FOLLOW[trump, LED_OF[trump, led_tile]]
     return m if m != 0 else bits
 
 

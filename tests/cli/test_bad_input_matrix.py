@@ -54,6 +54,7 @@ BASE = {
         "no_experiment": ["--no-experiment"],
     },
     "rebuy-value": {"games": ["--games", "3"]},
+    "findings": {"games": ["--games", "3"], "field_names": ["--field", "greedy,mixed"]},
     "calibrate": {"runs": ["--runs", "3"], "games": ["--games", "10"]},
     "tournament": {
         "pool": ["--seats-pool", "greedy,random"],

@@ -13,6 +13,7 @@ import pytest
 
 import cli
 from analysis.cli import console
+from sim.games import game_names, get_game
 
 ROOT = Path(__file__).parents[2]
 
@@ -354,6 +355,34 @@ def test_json_outputs_name_game_rules_seats_and_seed(capsys):
     d = json.loads(out)
     assert code == 0 and d["game"] == "loba" and d["games"] == 20 and len(d["seats"]) == 4
     assert d["rules_id"] == "loba:pagat" and d["report"][0].startswith("rules loba:pagat")
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_bench_sets_the_kernel_beside_the_same_games_end_to_end(capsys, game):
+    """``loba bench``: per thread count (1 and all), the kernel's games/s, the same games
+    written as a run directory (simulate --out), their ratio and the floor ratio; text and JSON
+    say the same figures."""
+    from sim.chunks import MAX_THREADS
+
+    code, out, _ = run(capsys, "bench", "--game", game, "--games", "40", "--format", "json")
+    figs = json.loads(out)["figures"]
+    assert code == 0 and [f["threads"] for f in figs] == sorted({1, MAX_THREADS})
+    floor = get_game(game).bench is not None  # a game's own bench has a floor kernel
+    for f in figs:
+        assert f["games_per_s"] > 0 and f["end_to_end_games_per_s"] > 0
+        assert (f["per_floor"] > 0) if floor else f["per_floor"] is None
+    code, out, _ = run(capsys, "bench", "--game", game, "--games", "40")
+    head = out.splitlines().index(
+        "end to end (a run directory written, as simulate --out) beside the kernel:"
+    )
+    cols = out.splitlines()[head + 1].split("  ")
+    assert code == 0 and [c.strip() for c in cols if c.strip()] == [
+        "threads", "kernel games/s", "simulate --out games/s", "end to end / kernel",
+        "kernel / floor",
+    ]  # fmt: skip
+    rows = out.splitlines()[head + 2 :]
+    assert [int(r.split()[0]) for r in rows] == sorted({1, MAX_THREADS})
+    assert all(r.split()[-1].endswith("x") == floor for r in rows)
 
 
 def test_options_that_need_out_warn_and_still_run(capsys):

@@ -59,6 +59,7 @@ TIMEOUT = 600  # seconds, one command
 
 # (pattern found in the command, {option: cap}): the first matching entry's caps apply
 CAPS: list[tuple[str, dict[str, int]]] = [
+    ("loba findings", {"--games": 60, "--games-expert": 2}),  # the expert field searches
     ("count,pimc", {"--games": 4, "--resamples": 20}),  # a Moon pimc seat: a few games a second
     ("pimc,", {"--games": 6}),
     ("audit_many.py", {"--games": 30}),
@@ -87,8 +88,8 @@ timeout 300 loba simulate --games 1000 --out runs/cluster --backend dask --sched
 # command as shown (its trailing comment dropped) -> (what CI runs instead, or None: not run;
 # the reason)
 REWRITES: dict[str, tuple[str | None, str]] = {
-    "pip install -e . && loba simulate --games 20000": (
-        "loba simulate --games 1000",
+    "pip install -e . && loba warm && loba simulate --games 20000": (
+        "loba warm && loba simulate --games 1000",
         "CI installed the checkout already (an install here needs the network and minutes)",
     ),
     "bash .ci/run": (None, "it is CI itself: it runs this test"),
@@ -315,7 +316,7 @@ def test_readme_keeps_the_two_setup_commands():
     """The project's rule: the README always shows the two commands that set up a fresh
     machine, install and run the main job, and install and run the tests."""
     shown = [strip_comment(c.text) for c in commands("README.md")]
-    assert "pip install -e . && loba simulate --games 20000" in shown
+    assert "pip install -e . && loba warm && loba simulate --games 20000" in shown
     assert "bash .ci/run" in shown
 
 

@@ -23,6 +23,8 @@ SMALL = {
         "TUNE_GAMES": 200,
         "TUNE_TRIALS": 2,
         "FIELD_GAMES": 200,
+        "FINDINGS_GAMES": 100,
+        "FINDINGS_EXPERT_GAMES": 3,
     },
     "06_advise.ipynb": {"BUDGET": 2400, "CHECK_GAMES": 300},
 }

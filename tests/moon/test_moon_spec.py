@@ -47,3 +47,17 @@ def test_spec_summary_and_bench():
     assert any("games/s" in x for x in lines)
     floor = [x for x in lines if "floor kernel" in x]  # beside each thread count, as for Loba
     assert floor and all("kernel/floor" in x and "ns/hand/core" in x for x in floor)
+
+
+def test_warm_compiles_the_fast_policies_and_leaves_the_search_ones_unless_asked():
+    """``loba warm --game moon``: one game per policy but the search ones (a ``quick`` setting:
+    ``pimc``, minutes to compile), which ``--search`` adds; listed by the registry."""
+    from sim.runner import warm
+
+    fast = [name for name, p in SPEC.policies.items() if not p.quick]
+    search = [name for name, p in SPEC.policies.items() if p.quick]
+    assert fast and search  # Moon has both kinds
+    lines = []
+    done = warm("moon", lines.append)
+    assert [seat for _g, seat, _t in done if "+" not in seat] == fast
+    assert all(line.startswith("moon ") and "ready in" in line for line in lines)

@@ -12,6 +12,8 @@ true for deterministic seats such as ``greedy``).
     python tests/tools/ab_bench.py e6bfef6 HEAD         # 30 x 1,500 games each, 4 x greedy, pagat
     python tests/tools/ab_bench.py e6bfef6 HEAD WORKTREE   # WORKTREE = the files as they are now
     python tests/tools/ab_bench.py main HEAD --clock cpu   # a loaded machine: CPU time, not wall
+    python tests/tools/ab_bench.py main WORKTREE --game moon --clock cpu --games 4000
+                                        # Moon (3 x count): ns per hand, every table compared
 
 Each revision compiles once (about 35 s) into its own Numba cache folder. Needs ``sim/``'s
 imports to be relative, which they are.
@@ -29,6 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 # each revision compiles here: a child compiling "sim.loba.kernel" would compile the working
@@ -68,9 +72,27 @@ def _own_names(name: str) -> None:
                     obj.__name__ = f"{obj.__name__}_{name}"
 
 
-def _engine(name: str, seats: str):
+def _engine(name: str, seats: str, game: str = "loba"):
     """(run(start, count) -> games record array, the turns column) of one revision's engine,
-    before or after the game protocol (sim.games)."""
+    before or after the game protocol (sim.games). Moon: the hands column, and the record
+    array holds the games and seats tables side by side (so every column is compared)."""
+    if game != "loba":
+        runner = importlib.import_module(name + ".chunks")
+        importlib.import_module(name + f".{game}.kernel")
+        _own_names(name)
+        runner.set_threads(1)
+        spec = importlib.import_module(name + ".games").get_game(game)
+        policies = importlib.import_module(name + ".policies")
+        n = len(seats.split(","))
+        R = spec.rules.make().to_array()
+        tables = spec.fn_tables(policies.parse_seats(seats, n, game))
+        col = spec.table["games"].kernel_index()["hands"]
+
+        def run(start, count):
+            outs = runner.run_chunk(spec, R, n, 1, start, count, tables, 0)
+            return np.concatenate([outs[0], outs[1].reshape(count, -1)], axis=1)
+
+        return run, col
     try:  # the chunk machinery's module (sim.chunks; sim.runner in older revisions)
         runner = importlib.import_module(name + ".chunks")
     except ImportError:
@@ -99,7 +121,8 @@ def main() -> None:
     ap.add_argument("revs", nargs="+", help="git revisions (or WORKTREE); the first is the base")
     ap.add_argument("--reps", type=int, default=30, help="chunks per engine (default 30)")
     ap.add_argument("--games", type=int, default=1500, help="games per chunk (default 1500)")
-    ap.add_argument("--seats", default="greedy,greedy,greedy,greedy")
+    ap.add_argument("--seats", default=None, help="default: 4 x greedy (Loba), 3 x count (Moon)")
+    ap.add_argument("--game", default="loba", help="loba (default) or moon")
     ap.add_argument(
         "--clock",
         choices=("wall", "cpu"),
@@ -108,6 +131,9 @@ def main() -> None:
         "leaves out the time a loaded machine's other jobs hold the core",
     )
     args = ap.parse_args()
+    if args.seats is None:
+        args.seats = "count,count,count" if args.game == "moon" else "greedy,greedy,greedy,greedy"
+    unit = "hand" if args.game == "moon" else "turn"
     clock = time.perf_counter if args.clock == "wall" else time.process_time
 
     import numba
@@ -118,7 +144,7 @@ def main() -> None:
     engines = {}
     for rev in args.revs:
         name = extract(rev, dest)
-        run, turns_col = _engine(name, args.seats)
+        run, turns_col = _engine(name, args.seats, args.game)
         t0 = time.perf_counter()
         run(0, 2)
         print(f"{rev}: loaded in {time.perf_counter() - t0:.1f} s", flush=True)
@@ -129,6 +155,7 @@ def main() -> None:
     for rep in range(args.reps):
         order = args.revs if rep % 2 == 0 else args.revs[::-1]
         turns = set()
+        tables = []
         for rev in order:
             run, turns_col = engines[rev]
             t0 = clock()
@@ -136,15 +163,21 @@ def main() -> None:
             dt = clock() - t0
             t = int(games[:, turns_col].sum())
             turns.add(t)
+            tables.append(games)
             ns[rev].append(dt / t * 1e9)
         same &= len(turns) == 1
+        if args.game != "loba":  # every column of every game
+            same &= all(np.array_equal(tables[0], x) for x in tables[1:])
     base = args.revs[0]
-    print(f"{args.reps} chunks x {args.games:,} games, {args.seats}, 1 thread, {args.clock} clock")
+    print(
+        f"{args.reps} chunks x {args.games:,} games, {args.game} {args.seats}, 1 thread,"
+        f" {args.clock} clock"
+    )
     for rev in args.revs:
         med = statistics.median(ns[rev])
         ratio = statistics.median(b / a for a, b in zip(ns[base], ns[rev], strict=True))
         print(
-            f"  {rev:>12}: median {med:7.1f} ns/turn, min {min(ns[rev]):7.1f}"
+            f"  {rev:>12}: median {med:7.1f} ns/{unit}, min {min(ns[rev]):7.1f}"
             f"  paired ratio vs {base}: {ratio:.4f} ({ratio - 1:+.2%})"
         )
     print("  every engine played the same games:", same)

@@ -19,7 +19,7 @@ import numpy as np
 from ...jit import kernel
 from ...policies.api import decision
 from ..cards import rank_of, suit_of
-from ..greedy import best_discard, card_cost
+from ..greedy import _GATHER, _HIGH_BITS, _LANE_ONES, _ONES_7F, best_discard, card_cost, lanes_of
 from ..layout import DRAW, HT, JOKER, MELD, PUB, ST, H, M
 from ..moves import pos_card
 from ..rules import PIERNA, RULE, TAKE
@@ -296,25 +296,181 @@ def careful_terms(cost, c, melds, pub, feeds, ranks, danger, safe, keep):
     return cost
 
 
+# ---------------------------------------------------------------- careful's discard as bits
+# The same numbers as known_copies, live_help and extends_table (the plain forms above, which
+# the tests check these against), from masks built once per discard instead of a pass over
+# the hand, the pile and the table for every option.
+
+_NATURALS = (1 << JOKER) - 1
+_ONES_7E = np.uint64(0x7E7E7E7E7E7E7E7E)
+_ONES_7D = np.uint64(0x7D7D7D7D7D7D7D7D)
+
+
+@kernel(inline="always")
+def _seen_merge(v1, v2, v3, t1, t2, t3):
+    """Saturating bit-sliced counts (>= 1, >= 2, >= 3 copies) ``v`` plus counts ``t``."""
+    return v1 | t1, v2 | t2 | (v1 & t1), v3 | t3 | (v2 & t1) | (v1 & t2)
+
+
+@kernel(inline="always")
+def _bytes_over(w, add):
+    """Bit k: byte k of the word ``w`` plus ``add`` reaches 0x80 (a count over a threshold)."""
+    a = ((w + add) & _HIGH_BITS) >> np.uint64(7)
+    return int((a * _GATHER) >> np.uint64(56))
+
+
+@kernel(inline="always")
+def hand_copies(hand):
+    """Masks (>= 1, >= 2, >= 3 copies) of the naturals in ``hand``, eight counts at a time."""
+    h1 = 0
+    h2 = 0
+    h3 = 0
+    w = hand[:48].view(np.uint64)
+    for k in range(6):
+        h1 |= _bytes_over(w[k], _ONES_7F) << (8 * k)
+        h2 |= _bytes_over(w[k], _ONES_7E) << (8 * k)
+        h3 |= _bytes_over(w[k], _ONES_7D) << (8 * k)
+    for i in range(48, JOKER):
+        h1 |= int(hand[i] >= 1) << i
+        h2 |= int(hand[i] >= 2) << i
+        h3 |= int(hand[i] >= 3) << i
+    return h1, h2, h3
+
+
+@kernel(inline="always")
+def seen_masks(hand, melds, pile, pub):
+    """(naturals of which every copy is in sight, naturals that extend a table meld):
+    :func:`known_copies` read at the game's deck count, and :func:`extends_table` for every
+    natural at once."""
+    decks = pub[PUB.RULES + RULE.DECKS]
+    three = pub[PUB.RULES + RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    v1, v2, v3 = hand_copies(hand)
+    for i in range(pile.shape[0]):
+        c = pile[i]
+        if c >= 0 and c != JOKER:
+            v1, v2, v3 = _seen_add(v1, v2, v3, 1 << int(c))
+    ext = 0
+    for i in range(melds.shape[0]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = int(melds[i, M.KEY])
+            t1 = 0
+            t2 = 0
+            t3 = 0
+            ns = 0
+            for s in range(4):
+                k = int(melds[i, M.C0 + s])
+                b = 1 << (s * 13 + r - 1)
+                t1 |= b if k >= 1 else 0
+                t2 |= b if k >= 2 else 0
+                t3 |= b if k >= 3 else 0
+                ns += k > 0
+            v1, v2, v3 = _seen_merge(v1, v2, v3, t1, t2, t3)
+            # a suit of the rank the pierna takes: one it holds (below the deck count), or a
+            # new one while it may grow a suit ([A21])
+            for s in range(4):
+                k = int(melds[i, M.C0 + s])
+                if k < decks and (k > 0 or (not three and ns < 3)):
+                    ext |= 1 << (s * 13 + r - 1)
+        else:
+            s = int(melds[i, M.KEY])
+            lo = int(melds[i, M.LO])
+            hi = int(melds[i, M.HI])
+            win = (2 << hi) - (1 << lo)
+            nat = win ^ (int(melds[i, M.JMASK]) & win)
+            v1, v2, v3 = _seen_add(v1, v2, v3, ((nat >> 1) & 0x1FFF) << (13 * s))
+            if (nat >> 14) & 1:  # an ace high as well as low: a second copy
+                v1, v2, v3 = _seen_add(v1, v2, v3, 1 << (13 * s))
+            if hi - lo + 1 < 13:  # its ends: rank lo - 1, rank hi + 1 (the ace after a king)
+                if lo >= 2:
+                    ext |= 1 << (13 * s + lo - 2)
+                if hi <= 12:
+                    ext |= 1 << (13 * s + hi)
+                elif hi == 13:
+                    ext |= 1 << (13 * s)
+    seen = v1 if decks <= 1 else (v2 if decks == 2 else v3)
+    return seen & _NATURALS, ext
+
+
+@kernel(inline="always")
+def live_help_lanes(held, unseen, r, s):
+    """:func:`live_help` of the natural of rank ``r``, suit ``s`` from the hand's lanes
+    (``held``, :func:`~sim.loba.greedy.lanes_of`) and the unseen naturals' lanes
+    (``unseen``)."""
+    useful = 0
+    y = (held >> r) & _LANE_ONES  # the rank held, per suit
+    u = (unseen >> r) & _LANE_ONES
+    nh = (y + (y >> 16) + (y >> 32) + (y >> 48)) & 7
+    if nh >= 2 and (u & ~y) != 0:  # a pierna, while a suit the hand lacks is unseen
+        useful += 2 * (nh - 1)
+    m = ((held >> (16 * s)) & 0xFFFF) << 2  # bit p + 2: position p held
+    v = ((unseen >> (16 * s)) & 0xFFFF) << 2  # ... unseen (none outside 1..14)
+    useful += _run_help(m, v, r)
+    if r == 1:
+        useful += _run_help(m, v, 14)
+    return useful
+
+
+@kernel(inline="always")
+def _run_help(m, v, p):
+    """live_help's run neighbours of position ``p``: 3 per held neighbour one away while a
+    card beyond either end of the pair is unseen, 1 per held neighbour two away while the card
+    between is unseen (lanes shifted up by two)."""
+    up = ((m >> (p + 3)) & 1) * (((v >> (p + 1)) | (v >> (p + 4))) & 1)
+    down = ((m >> (p + 1)) & 1) * ((v >> p | (v >> (p + 3))) & 1)
+    return 3 * (up + down) + ((m >> (p + 4)) & (v >> (p + 3)) & 1) + ((m >> p) & (v >> (p + 1)) & 1)
+
+
+@kernel(inline="always")
+def _in_64ths(x):
+    """``x`` is a whole number of 64ths below 2**30 in size (so sums of a few of them times
+    small integers are exact in a float64)."""
+    y = x * 64.0
+    return abs(y) < 1073741824.0 and np.floor(y) == y
+
+
 @kernel
 def careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight):
     """careful's discard (below) with each penalty point weighing ``weight`` (smart's hurry);
     ``params[0:3]`` = danger, safe, keep."""
     ranks = careful_scan(hist, pub, mem)
     q = next_active_seat(pub)
-    v1, v2, v3 = known_copies(hand, melds, pile)
+    seen, ext = seen_masks(hand, melds, pile, pub)
+    held_l = lanes_of(hand_copies(hand)[0])
+    unseen_l = lanes_of(~seen & _NATURALS)
     feeds = may_take_to_lay_off(melds, pub, q)
+    ace = pub[PUB.RULES + RULE.ACE_VALUE]
+    danger = params[0]
+    safe = params[1]
+    keep = params[2]
+    # the key in integers (64ths) when every weight is a whole number of 64ths: then each
+    # float operation below is exact and int(cost * 64) is that integer (the defaults are)
+    exact = _in_64ths(weight) and _in_64ths(danger) and _in_64ths(safe) and _in_64ths(keep)
+    w64 = int(weight * 64) if exact else 0
+    d64 = int(danger * 64) if exact and feeds else 0
+    s64 = int(safe * 64) if exact else 0
+    k64 = int(keep * 64) if exact else 0
     best = 0
     key = -(1 << 40)
     for i in range(n):
         c = int(acts[i, 0])
         if c == JOKER:
             k = -1000 * 64
+        elif exact:
+            r = rank_of(c)
+            v = ace if r == 1 else min(r, 10)
+            k = w64 * v - 256 * live_help_lanes(held_l, unseen_l, r, suit_of(c)) + c % 13
+            k -= ((ext >> c) & 1) * (k64 + d64)
+            k += ((ranks >> r) & 1) * s64
         else:
             r = rank_of(c)
-            v = pub[PUB.RULES + RULE.ACE_VALUE] if r == 1 else min(r, 10)
-            cost = weight * v - 4 * live_help(c, hand, pub, v1, v2, v3)
-            cost = careful_terms(cost, c, melds, pub, feeds, ranks, params[0], params[1], params[2])
+            v = ace if r == 1 else min(r, 10)
+            cost = weight * v - 4 * live_help_lanes(held_l, unseen_l, r, suit_of(c))
+            if (ext >> c) & 1:
+                cost -= keep  # a lay-off for me once I have melded
+                if feeds:
+                    cost -= danger  # and for the next player now
+            if (ranks >> r) & 1:
+                cost += safe
             k = int(cost * 64) + c % 13
         if k > key:
             key = k

@@ -18,12 +18,14 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import types
 
-from ...jit import jit, kernel
+from ...jit import kernel
 from ...policies.api import decision
+from ...stack import stack_array
 from ..greedy import (
-    array_type,
+    _A_SIZE,
+    _M_SIZE,
+    _N_RULES,
     best_play,
     cards_covered,
     going_out,
@@ -31,21 +33,14 @@ from ..greedy import (
     may_go_out,
     option_out,
 )
-from ..layout import DRAW, HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, ST, A, M
-from ..moves import gen_layoffs, gen_new_melds, hand_value, options_bound, view_rules
+from ..layout import DRAW, HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, ST, A
+from ..moves import hand_value, layoff_cover, meld_cover, rules_into
 from ..rules import RULE
 from .careful import careful_pick
 from .hold import take_goes_out
 
 # smart's parameter slots, in the order of its ``params``
 S_DANGER, S_SAFE, S_KEEP, S_PATIENCE, S_REACH, S_GRAB, S_CLOSE, S_DUMP = range(8)
-
-# (hand, melds, pub) as a decision function hands them over (read-only)
-_VIEW = (
-    array_type(types.int8, 1, True),
-    array_type(types.int16, 2, True),
-    array_type(types.int32, 1, True),
-)
 
 
 @kernel
@@ -59,41 +54,52 @@ def fewest_opponent_cards(pub):
     return m
 
 
-@jit(types.int64(*_VIEW))
+@kernel(readonly=("hand", "melds", "pub"))
 def loose_in_hand(hand, melds, pub):
     """Cards of the hand that no play open to the seat now puts down (new melds, and lay-offs
-    once it may lay off, [A20]): what it still lacks to go out in one turn."""
-    R = view_rules(pub)
-    h = np.zeros(HAND_W, dtype=np.int8)
+    once it may lay off, [A20]): what it still lacks to go out in one turn. (The cards the
+    plays cover, :func:`~sim.loba.moves.meld_cover` and :func:`~sim.loba.moves.layoff_cover`,
+    found without listing the plays.)"""
+    R = rules_into(pub, stack_array(_N_RULES, 0, np.int64))
     hn = 0
     for i in range(N_IDS):
-        h[i] = hand[i]
         hn += hand[i]
-    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
-    n = gen_new_melds(h, hn, R, opts, 0)
+    cover = meld_cover(hand, hn, R)
     if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
-        n = gen_layoffs(h, hn, melds, pub[PUB.NMELDS], R, opts, n)
-    return loose_cards(hand, cards_covered(opts, n))
+        cover |= layoff_cover(hand, hn, melds, pub[PUB.NMELDS], R)
+    return loose_cards(hand, cover)
 
 
-@jit(types.int64(*_VIEW, array_type(types.int16, 2, True), types.int64))
+@kernel(readonly=("hand", "melds", "pub", "acts"))
 def fewest_left(hand, melds, pub, acts, n):
     """The option after which playing largest-first leaves the fewest cards in hand, then the
     fewest penalty points ([A3]); ties: greedy's order (largest meld, high end). Going out, when
-    some ordering does, leaves the fewest cards of all."""
-    R = view_rules(pub)
+    some ordering does, leaves the fewest cards of all. (Its scratch is on its own stack,
+    :func:`~sim.stack.stack_array`; the work is done in :func:`fewest_left_on`; the play-outs
+    need one option row, :func:`~sim.loba.greedy.play_out`.)"""
+    R = rules_into(pub, stack_array(_N_RULES, 0, np.int64))
+    h = stack_array(HAND_W, 0, np.int8)
+    for c in range(N_IDS, HAND_W):  # (the padding read eight counts at a time: zeros)
+        h[c] = 0
+    opts = stack_array(1, _A_SIZE, np.int16)
+    ms = stack_array(MAX_MELDS, _M_SIZE, np.int16)
+    return fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms)
+
+
+@kernel(readonly=("hand", "melds", "pub", "acts"))
+def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
+    """:func:`fewest_left` on its scratch (``h``, ``opts``, ``ms``)."""
     nm = pub[PUB.NMELDS]
     seat = pub[PUB.SEAT]
-    h = np.zeros(HAND_W, dtype=np.int8)
     melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
-    opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
-    ms = np.empty((MAX_MELDS, M.SIZE), dtype=np.int16)
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
+        g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        if best_key <= 0 and -g >= best_key:
+            continue  # the best goes out (key -g): only a larger meld that goes out beats it
         left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
         points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
-        g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         key = (np.int64(left) * 100000 + points) * 10000 - g
         if key < best_key:
             best_key = key
