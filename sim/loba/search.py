@@ -20,7 +20,7 @@ the options itself). A candidate's value in a world is ``opp`` times the opponen
 the round minus the seat's own (going out scores 0, or the one-turn bonus, [A27]-[A28]; a void round
 scores 0 for everyone). :func:`pick` keeps candidate 0 (the fast policy's own choice) unless
 another's mean paired gain over it exceeds ``z`` standard errors; then the best such. With ``batch``
-B > 0 (``expert``) it looks after every B worlds and stops playing the candidates whose mean paired
+B > 0 (``deep``) it looks after every B worlds and stops playing the candidates whose mean paired
 gain over candidate 0 is not above zero (:func:`prune`), and stops the search once candidate 0 alone
 is left, so the worlds go to the decisions that are contested. ``field`` plays the opponents by
 ``smart`` instead of ``greedy``; ``elim`` weighs reaching the elimination score in the value

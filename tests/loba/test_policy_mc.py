@@ -149,7 +149,7 @@ def test_a_card_an_opponent_took_and_still_holds_stays_in_its_hand():
     "seats",
     [
         "mc:n=2:width=3,greedy,mc:n=3:z=0,careful",
-        "expert:n=4:width=3:batch=2,smart,expert:n=3:z=0:elim=20:batch=1,careful",
+        "deep:n=4:width=3:batch=2,smart,deep:n=3:z=0:elim=20:batch=1:field=1,careful",
     ],
 )
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
@@ -170,7 +170,7 @@ def test_mc_searches_and_every_forced_answer_is_played():
         assert g.st.s[q, S.BAD_ANSWERS] == 0
 
 
-def test_mc_defaults_play_as_before_expert_was_added():
+def test_mc_defaults_play_as_before_deep_was_added():
     """mc's new parameters (field, elim, batch) are off by default: 150 turns of a seeded game
     with two mc seats end in the very state they did before (hash taken on the commit before
     them, e71fd55, as plain Python)."""
@@ -184,10 +184,10 @@ def test_mc_defaults_play_as_before_expert_was_added():
     )
 
 
-def test_expert_stops_hopeless_candidates_early_and_plays_every_forced_answer():
-    """expert (batch=4 of n=16): some searches end before every candidate has had all its
+def test_deep_stops_hopeless_candidates_early_and_plays_every_forced_answer():
+    """deep (batch=4 of n=16): some searches end before every candidate has had all its
     worlds, every forced answer is still played, and nothing it does is a bad answer."""
-    g = Game("pagat", "expert:n=16:batch=4,smart,smart,smart", seed=3).play()
+    g = Game("pagat", "deep:n=16:batch=4,smart,smart,smart", seed=3).play()
     searches, playouts, misses = g.st.mem[0, [X.MC_SEARCHES, X.MC_PLAYOUTS, X.MC_MISSES]]
     assert searches > 20 and misses == 0 and g.st.s[0, S.BAD_ANSWERS] == 0
     # a full search plays 16 worlds x (>= 2 candidates); early stops leave far fewer
@@ -280,8 +280,8 @@ def draw_from_stock(g: Game, me: int) -> None:
 
 SEARCHERS = {
     "mc": "mc:n=6:width=6:z=0",
-    # expert's own playouts (smart opponents) and early stops; z=0 so that it departs often
-    "expert": "expert:n=8:width=6:z=0:batch=2",
+    # deep's early stops, with smart opponents in its playouts; z=0 so that it departs often
+    "deep": "deep:n=8:width=6:z=0:batch=2:field=1",
 }
 
 

@@ -1,7 +1,7 @@
-"""Paired seat-0 comparison (docs/performance.md, "expert"): the same games (seed, count) with a
+"""Paired seat-0 comparison (docs/performance.md, "deep"): the same games (seed, count) with a
 base policy in seat 0 and with each candidate there, the other seats a fixed field.
 
-    python tests/tools/paired_seat.py "expert;expert:n=32" --base smart --field smart \\
+    python tests/tools/paired_seat.py "deep;deep:n=32" --base smart --field smart \\
         --games 800 --seed 100
 
 Prints seat 0's win share, its paired difference from the base's (points, +- 95%), and seat 0's

@@ -33,7 +33,7 @@ from .mc import mc_discard, mc_draw, mc_play
 from .rebuy import REBUY_SLOT0, rebuy_always, rebuy_if_opponents, rebuy_never, rebuy_table
 from .smart import SMART_PARAMS, smart_discard, smart_draw, smart_play
 
-# mc's parameters and defaults; expert's are the same slots with other defaults
+# mc's parameters and defaults; deep's are the same slots with other defaults
 MC_PARAMS = {
     "n": 16.0,
     "width": 8.0,
@@ -54,9 +54,9 @@ MC_RANGES = {
     "elim": (0, 1000),  # value points a seat pays for reaching the elimination score
     "batch": (0, 256),  # worlds between looks that stop hopeless candidates (0: never)
 }
-# expert: mc with up to 64 worlds, looking every 8 to stop candidates that show no gain
+# deep: mc with up to 64 worlds, looking every 8 to stop candidates that show no gain
 # (docs/performance.md, "The search policy mc": chosen on paired games against three smart)
-EXPERT_PARAMS = MC_PARAMS | {"n": 64.0, "batch": 8.0}
+DEEP_PARAMS = MC_PARAMS | {"n": 64.0, "batch": 8.0}
 
 __all__ = [
     "POLICIES",
@@ -161,12 +161,12 @@ POLICIES = {
         doc="search: plays each option out to the round's end in n worlds sampled from its view",
         quick="n=1:width=2",  # registry-wide checks (every preset x player count, no JIT)
     ),
-    "expert": Policy(
-        "expert",
+    "deep": Policy(
+        "deep",
         mc_draw,
         mc_play,
         mc_discard,
-        params=dict(EXPERT_PARAMS),
+        params=dict(DEEP_PARAMS),
         ranges=dict(MC_RANGES),
         doc="mc with 64 worlds, spent where the options differ (early stops every 8)",
         quick="n=2:width=2:batch=1",  # registry-wide checks (every preset x player count)

@@ -13,7 +13,7 @@
   rebuy rule. ``field`` 1 plays the opponents by ``smart`` in the playouts (0: ``greedy``);
   ``batch`` B > 0 looks after every B worlds and stops playing the candidates that show no
   mean gain over the fast policy's choice (:func:`sim.loba.search.mc_choose`).
-* ``expert``  ``mc`` with other defaults (``n=64``, ``batch=8``; the registry's EXPERT_PARAMS):
+* ``deep``    ``mc`` with other defaults (``n=64``, ``batch=8``; the registry's DEEP_PARAMS):
   the same functions, the same compiled code.
 
 Cost and strength: docs/performance.md ("The search policy mc").
