@@ -37,7 +37,7 @@ FIELDS = {
     "greedy": ("greedy",),
     "mixed": ("greedy", "smart"),  # greedy and smart alternating, seat 0 greedy
     "smart": ("smart",),
-    "expert": ("mc",),  # the expert field's policy (the search `mc`, for now)
+    "expert": ("deep",),  # the expert field: the searching player `deep` in every seat
 }
 
 
