@@ -496,10 +496,11 @@ def largest_new_meld(hand, hand_n, R, row):
         low = ranks & -ranks
         ranks ^= low
         r = bit_index(low)
-        h0 = min(hand[r - 1], decks)
-        h1 = min(hand[13 + r - 1], decks)
-        h2 = min(hand[26 + r - 1], decks)
-        h3 = min(hand[39 + r - 1], decks)
+        # (int: as plain Python the int8 counts would wrap at 4 * 100; compiled they are int64)
+        h0 = int(min(hand[r - 1], decks))
+        h1 = int(min(hand[13 + r - 1], decks))
+        h2 = int(min(hand[26 + r - 1], decks))
+        h3 = int(min(hand[39 + r - 1], decks))
         if h0 + h1 + h2 + h3 < 3 or (h0 + h1 + h2 + h3) * 100 <= best_key:
             continue
         for c0 in range(h0 + 1):
