@@ -431,19 +431,10 @@ def pick(vals, z):
     """The candidate (column of ``vals[world, candidate]``) with the best mean whose paired
     gain over candidate 0 (the fast policy's own choice) is more than ``z`` standard errors
     (0: the best mean); 0 when none is."""
-    worlds, nc = vals.shape
     best = 0
     gain = 0.0
-    for i in range(1, nc):
-        m = 0.0
-        for w in range(worlds):
-            m += vals[w, i] - vals[w, 0]
-        m /= worlds
-        v = 0.0
-        for w in range(worlds):
-            d = vals[w, i] - vals[w, 0] - m
-            v += d * d
-        se = np.sqrt(v / max(worlds - 1, 1) / worlds)
+    for i in range(1, vals.shape[1]):
+        m, se = gain_se(vals, i)
         if m > gain and m > z * se:
             best = i
             gain = m
