@@ -557,8 +557,7 @@ def sweep_cmd(ctx, field_names, game, preset, sets, vary, seats, games, seed, ou
 def findings_cmd(ctx, game, field_names, games, games_expert, seed, only, threads, out_dir,
                  overwrite, fmt):  # fmt: skip
     """Do the game's headline findings hold for stronger players? Each finding the game
-    declares (Loba: elimination at 151, always vs never rebuying, the dealer's left; Moon: bid
-    success by level, the first bidder, the widow, two variants) is measured once per field of
+    declares (analysis/GAME/findings.py; --finding picks some) is measured once per field of
     players, weakest first, with its 95% interval (by game; paired on the same seeds), and set
     against the first field: holds, changes, or flips (docs/analysis.md)."""
     from analysis.field import parse_fields
@@ -797,8 +796,8 @@ def tune_cmd(policy, against, params, games, trials, seed, game, preset, sets, p
 
 @cli.command("warm", epilog=examples("loba warm", "loba warm --game moon", "loba warm --search"))
 @O.game_option
-@click.option("--search", is_flag=True, help="Also the search policies (Loba's mc, Moon's pimc):"
-              " their own copies of the turn code compile for minutes.")  # fmt: skip
+@click.option("--search", is_flag=True, help="Also the search policies (those with a cheap"
+              " quick setting, 'loba policies'): their own code compiles for minutes.")  # fmt: skip
 def warm_cmd(game, search):
     """Compile every game's kernel and every built-in policy into the kernel cache now (the
     README's install command runs it), so that no later command waits for a compile."""

@@ -2,10 +2,10 @@
 
 A **field** is the policies at the table. Each game names its fields once, in its own
 analysis registration (:attr:`analysis.bygame.GameAnalysis.fields`, read by
-:func:`named_fields`), weakest first; Loba's are ``greedy`` (every seat ``greedy``), ``mixed``
-(``greedy`` and ``smart`` alternating, seat 0 ``greedy``: ``greedy,smart,greedy,smart``),
-``smart`` and ``expert`` (its strongest searcher); Moon's ``greedy``, ``mixed`` (``greedy``
-and ``count`` alternating), ``count`` and ``expert`` (``pimc``). They are used by the
+:func:`named_fields`), weakest first: by convention ``greedy`` (every seat the game's greedy
+policy), ``mixed`` (it and a stronger one alternating), the strongest heuristic alone, and
+``expert`` (its searching player in every seat); docs/analysis.md tabulates each game's. They
+are used by the
 ``--field`` option of the commands (``sweep``, ``compare``, ``findings``, and a game's own
 experiments) and the report's "Across skill" section.
 

@@ -39,8 +39,8 @@ def load_ref(ref: str):
 
 class BenchFigure(NamedTuple):
     """What a game's benchmark measured at one thread count, yielded among its report lines
-    (:attr:`GameSpec.bench`): games per second of the kernel alone, and its time per turn (or
-    hand) over the floor kernel's (None: the game has no floor kernel). ``loba bench`` sets
+    (:attr:`GameSpec.bench`): games per second of the kernel alone, and its time per step of
+    play over the floor kernel's (None: the game has no floor kernel). ``loba bench`` sets
     them beside the same games played end to end (``simulate --out``)."""
 
     threads: int
