@@ -339,6 +339,7 @@ def run_findings(
     runs as run directories ``OUT/field=NAME/ARM/`` (read again by a later call with the same
     settings, resumed when unfinished) and write ``OUT/findings.json`` and ``findings.csv``.
     ``progress(label, done, total)``: games of one arm played; ``findings``: only these keys."""
+    from sim.faults import fault_context
     from sim.games import get_game
     from sim.setup import settings
 
@@ -371,8 +372,9 @@ def run_findings(
             path = outp / field_dir(f) / tag if outp is not None else None
             label = f"{f}: {tag}"
             prog = None if progress is None else (lambda d, n, lb=label: progress(lb, d, n))
-            played[tag] = _play(spec, rules, arm_seats, per[f], seed, arm.detail, path,
-                                overwrite, threads, prog)  # fmt: skip
+            with fault_context(f" of the field {f}, arm {tag} ({arm_seats}; seed {seed})"):
+                played[tag] = _play(spec, rules, arm_seats, per[f], seed, arm.detail, path,
+                                    overwrite, threads, prog)  # fmt: skip
         for fd in chosen:
             for r in fd.measure({t: played[t] for t in fd.arms}, spec.name):
                 rows.append({"finding": fd.key, "title": fd.title, "field": f, "seats": seats,

@@ -41,6 +41,7 @@ from pathlib import Path
 import polars as pl
 
 from sim.chunks import check_threads
+from sim.faults import fault_context
 from sim.games import DEFAULT_GAME
 
 from .bygame import analysis_of
@@ -380,22 +381,25 @@ def run_sweep(
         name = cell_label(cell)
         if progress is not None:
             progress(i, len(cells), name)
-        res = simulate(
-            rules,
-            ",".join(labels),
-            games=games,
-            seed=seed,
-            threads=threads,
-            record_rounds=record_rounds,
-            knob_columns=knobs,
-        )
-        if outp is not None:
-            res.write(outp / "cells" / cell_path(cell), overwrite=overwrite)
-        table = None
-        if seatings is not None:
-            table = _experiment_table(
-                exp, rules, labels, seatings, res, cell, games, seed, threads, outp, overwrite
+        kept = "" if outp is None or not i else f"; the cells before it are kept in '{outp}'"
+        with fault_context(f" of the cell {name} ({i + 1} of {len(cells)})", kept):
+            res = simulate(
+                rules,
+                ",".join(labels),
+                games=games,
+                seed=seed,
+                threads=threads,
+                record_rounds=record_rounds,
+                knob_columns=knobs,
             )
+            if outp is not None:
+                res.write(outp / "cells" / cell_path(cell), overwrite=overwrite)
+            table = None
+            if seatings is not None:
+                table = _experiment_table(
+                    exp, rules, labels, seatings, res, cell, games, seed, threads, outp,
+                    overwrite,
+                )  # fmt: skip
         row = {**cell, "rules_id": rules.id, "games": games, "n_players": len(labels)}
         row.update(cell_summary(res.games, res.seats, table, game))
         rows.append(row)

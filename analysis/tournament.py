@@ -494,6 +494,7 @@ def run_tournament(
     (checked before the first game), and rate the pool."""
     import time
 
+    from sim.faults import fault_context
     from sim.files import RunDirError, atomic_output, check_out_dir
     from sim.runner import simulate
 
@@ -513,7 +514,10 @@ def run_tournament(
     for i, seating in enumerate(t.seatings):
         if progress is not None:
             progress(i, len(t.seatings), seating)
-        res = simulate(t.rules, list(seating), games=t.games, seed=t.seed, threads=threads)
+        kept = "" if outp is None or not i else f"; the seatings before it are kept in '{outp}'"
+        with fault_context(f" of seating {i + 1} of {len(t.seatings)} ({','.join(seating)};"
+                           f" seed {t.seed})", kept):  # fmt: skip
+            res = simulate(t.rules, list(seating), games=t.games, seed=t.seed, threads=threads)
         if outp is not None:
             folders.append(folder(i, seating))
             res.write(outp / SEATINGS / folders[-1], overwrite=overwrite)

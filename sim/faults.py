@@ -17,6 +17,7 @@ A failure that does not happen again when played again (memory, a full disk) is 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numba
@@ -43,6 +44,19 @@ class PlayFault(RunFailure):
         """The same fault with ``tail`` (what is kept, how to finish) in its sentence."""
         text = str(self).rstrip(".") + tail + "."
         return PlayFault(text, self.game, self.seat, self.kind, self.error)
+
+
+@contextlib.contextmanager
+def fault_context(where: str, kept: str = ""):
+    """A :class:`PlayFault` raised inside also says which of many runs it happened in
+    (``where``: " of seating 3 of 12 (...)", put after its "in game 14") and what those runs
+    kept (``kept``: "; the seatings before it are kept in ...", put at its end)."""
+    try:
+        yield
+    except PlayFault as e:
+        at = f" in game {e.game}"
+        text = str(e).replace(at, at + where, 1) if at in str(e) else str(e)
+        raise PlayFault(text, e.game, e.seat, e.kind, e.error).kept(kept) from None
 
 
 class Tagged(Exception):

@@ -111,8 +111,10 @@ def _commands(tmp: Path, game: str, first: int, name: str) -> dict[str, list]:
 
 FAULT = re.compile(
     r"Error: Seat \d \(\S+\) raised (ValueError|IndexError): .* at a (play|bid) decision in"
-    r" game \d+(; .*)?\."
+    r" game \d+( of [^;]*)?(; .*)?\."
 )
+# commands that play many runs say which one failed, right after the game (sim.faults)
+WHERE = {"tournament": " of seating ", "sweep": " of the cell elimination_score=101 (1 of 2)"}
 
 
 @pytest.mark.parametrize("game", sorted(GAMES_SETUP))
@@ -125,6 +127,8 @@ def test_every_command_names_a_raising_plugin_in_one_sentence(tmp_path, capsys, 
         assert code == 1, f"{what}: exit {code}\n{err}"
         assert "Traceback" not in err and "Exception ignored" not in err, what
         assert len(lines) == 1 and FAULT.fullmatch(lines[0]), f"{what}: {err}"
+        if what in WHERE:
+            assert WHERE[what] in lines[0], f"{what}: {lines[0]}"
         if what == "replay":  # the game it was asked for is the one that fails
             assert f"game {first_bad[game]}." in lines[0]
             assert out == ""  # nothing of a game played on with fallbacks
@@ -208,3 +212,19 @@ def test_a_plugin_that_exits_while_imported_is_named(tmp_path, capsys):
     assert err.strip() == (
         f"Error: Policy module '{plug}' failed to load: it called sys.exit(3) while being imported."
     )
+
+
+def test_a_fault_in_one_of_many_runs_says_which_and_what_is_kept():
+    from sim.faults import fault_context
+
+    text = "Seat 2 (x.py:bad) raised ValueError: no at a play decision in game 7; the run stopped."
+    with pytest.raises(PlayFault) as info:
+        with fault_context(" of seating 3 of 12 (a,b,c; seed 5)", "; the seatings before it are"
+                           " kept in 'out'"):  # fmt: skip
+            raise PlayFault(text, 7, 2, "play", "ValueError: no")
+    f = info.value
+    assert str(f) == (
+        "Seat 2 (x.py:bad) raised ValueError: no at a play decision in game 7 of seating 3 of 12"
+        " (a,b,c; seed 5); the run stopped; the seatings before it are kept in 'out'."
+    )
+    assert (f.game, f.seat, f.kind, f.error) == (7, 2, "play", "ValueError: no")
