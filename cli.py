@@ -838,7 +838,8 @@ def warm_cmd(game, search):
 @O.threads_option
 @O.out_options("Write the study (every trial, its seeds and games), the verification, the"
                " answer (advice.txt/json), advised.toml and, when targets conflict, front.png;"
-               " the same command on the same --out resumes.", "a previous advise")
+               " the same command on the same --out resumes. With --check: the check's"
+               " check.csv, check.json and check.txt.", "a previous advise")
 @click.option("--check", "check", default=None, metavar="OUT|RULES", help="Re-play instead an"
               " advise's answer (its --out folder: its advised.toml, targets and fields) or any"
               " rules (a house-rules file, with --targets/--target) on fresh games, and judge"
@@ -860,14 +861,27 @@ def advise_cmd(ctx, targets_file, target_texts, vary, game, preset, sets, seats,
 
     log = C.Verbose()
     if check is not None:
-        O.refuse_given(ctx, "--check re-plays the rules it names", "vary", "budget", "out_dir",
-                       "overwrite", "preset", "sets")  # fmt: skip
+        O.refuse_given(ctx, "--check re-plays the rules it names", "vary", "budget", "preset",
+                       "sets")  # fmt: skip
+        if out_dir is not None:  # before any game
+            from sim.files import RunDirError, check_out_dir
+
+            try:
+                check_out_dir(out_dir, overwrite)
+            except RunDirError as e:
+                raise click.UsageError(str(e)) from None
+        elif overwrite:
+            C.no_effect("--overwrite", "without --out", "nothing is written.")
         with C.ProgressBar("games") as bar:
             df = A.check(target_texts, check, seats, field_names,
                          20_000 if games is None else games,
                          A.CHECK_SEED if seed is None else seed, game, seconds_per_turn,
                          targets_file, threads, bar)  # fmt: skip
-        return C.emit(fmt, df.to_dicts, df, lambda: A.check_text(df))
+        C.emit(fmt, df.to_dicts, df, lambda: A.check_text(df))
+        if out_dir is not None:
+            A.write_check(df, out_dir)
+            click.echo(f"wrote {out_dir} ({', '.join(A.CHECK_FILES)})", err=True)
+        return None
     O.refuse_given(ctx, "--games counts the games of a --check (an advise plays its --budget)",
                    "games")  # fmt: skip
     if targets_file is None and not target_texts:

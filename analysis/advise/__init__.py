@@ -83,10 +83,11 @@ from .targets import (
     read_targets_file,
     snake,
 )
-from .verify import check, check_text, read_advice
+from .verify import CHECK_FILES, check, check_text, read_advice, write_check
 
 __all__ = [
     "ADVISE_VERSION",
+    "CHECK_FILES",
     "CHECK_SEED",
     "FILES",
     "GRAMMAR",
@@ -110,6 +111,7 @@ __all__ = [
     "catalog",
     "check",
     "check_text",
+    "write_check",
     "front_plot",
     "measure",
     "parse_axis",

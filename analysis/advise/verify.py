@@ -184,3 +184,25 @@ def check_text(df: pl.DataFrame) -> str:
             ) + "."
     lines += ["", text]
     return "\n".join(lines)
+
+
+CHECK_FILES = ("check.csv", "check.json", "check.txt")  # what ``--check --out DIR`` writes
+
+
+def write_check(df: pl.DataFrame, out) -> list[Path]:
+    """A check (:func:`check`) into the folder ``out``: its rows (``check.csv``,
+    ``check.json``) and what the command printed (``check.txt``), each file whole or not at
+    all. The folder is checked before any game (``sim.files.check_out_dir``)."""
+    from sim.files import atomic_output
+
+    outp = Path(out)
+    outp.mkdir(parents=True, exist_ok=True)
+    writers = (
+        lambda t: df.write_csv(t),
+        lambda t: Path(t).write_text(json.dumps(df.to_dicts(), indent=1, default=str) + "\n"),
+        lambda t: Path(t).write_text(check_text(df) + "\n"),
+    )
+    for name, write in zip(CHECK_FILES, writers, strict=True):
+        with atomic_output(outp / name) as tmp:
+            write(tmp)
+    return [outp / n for n in CHECK_FILES]

@@ -5,6 +5,7 @@ house rules played by 'loba simulate --rules'. Small budgets: the file runs in s
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -360,6 +361,13 @@ def test_check_replays_an_advise_folder_on_fresh_games(capsys, advised):
     assert "verified" in text.splitlines()[2]
     assert "1 of 1 targets met (300 games" in text
     assert "Every target the advise verified as met is met again." in text
+    kept = advised.parent / "check"  # --out keeps the check: its rows and what was printed
+    code, again, err = run(capsys, "advise", "--check", out, "--games", "300", "--out", kept)
+    assert code == 0 and again == text, err
+    assert (kept / "check.txt").read_text() == text
+    rows = pl.read_csv(kept / "check.csv")
+    assert rows["target"].to_list() == ["rounds_per_game in 8..12"]
+    assert json.loads((kept / "check.json").read_text())[0]["status"] == rows["status"][0]
     df = A.check(rules=out, games=300, seed=9, targets=["comeback >= 0.1"])
     assert df["target"].to_list() == ["comeback >= 0.1"] and df["verified"].to_list() == [None]
     for args, needle in [
@@ -368,6 +376,7 @@ def test_check_replays_an_advise_folder_on_fresh_games(capsys, advised):
         (["--check", out / "advised.toml"], "Give at least one target"),
         (["--target", "comeback >= 0.1", "--games", "20"], "leave out --games"),
         (["--check", out, "--games", "1"], "The games of a check must be"),
+        (["--check", out, "--games", "300", "--out", kept], "is not empty"),
     ]:
         code, _, err = run(capsys, "advise", *args)
         assert code == 2 and needle in err and err.count("\n") == 1, (args, err)
