@@ -275,6 +275,8 @@ def plan(
     s = settings(rules, sets, seats if fields is None else None, game)
     base = s.rules
     game = base.game
+    if tf is not None:
+        tf.check_game(game)
     spt = seconds_per_turn
     if spt is None and tf is not None:
         spt = tf.seconds_per_turn

@@ -426,6 +426,21 @@ class TargetsFile:
     has_rules: bool
     game: str | None
 
+    def check_game(self, game) -> None:
+        """Refuse, in one sentence, playing this file's targets in another game than the one
+        it names (``game = "moon"``)."""
+        from sim.games import get_game
+
+        if self.game is None:
+            return
+        mine, other = get_game(self.game), get_game(game)
+        if mine.name != other.name:
+            raise AnalysisError(
+                f"Targets file '{self.path}' is for {mine.title} (game = \"{self.game}\"), but"
+                f" the rules given are {other.title}'s: give {mine.title}'s rules (or leave out"
+                f" --game), or a targets file of {other.title}."
+            )
+
 
 def read_targets_file(path) -> TargetsFile:
     """Read a targets file (TOML): ``targets = ["rounds_per_game in 8..12", ...]`` and

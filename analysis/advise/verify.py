@@ -99,7 +99,11 @@ def check(
         raise AnalysisError("--field and --seats both name the players; give one of them.")
     tf = read_targets_file(targets_file) if targets_file is not None else None
     texts = [*(tf.targets if tf else []), *list(targets or ())]
+    if rules is None and tf is not None and tf.game is not None and game is None:
+        game = tf.game
     s = settings(rules, (), seats if fields is None else None, game)
+    if tf is not None:
+        tf.check_game(s.rules.game)
     spt = seconds_per_turn
     if spt is None and tf is not None:
         spt = tf.seconds_per_turn

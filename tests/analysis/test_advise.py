@@ -17,6 +17,7 @@ from analysis import advise as A
 from analysis.advise.measure import _quantile
 from analysis.advise.output import _fmt
 from analysis.errors import AnalysisError
+from sim.games import game_names
 
 TARGETS = ["rounds_per_game in 8..12", "comeback >= 0.15"]
 VARY = ["elimination_score=81..141", "max_rebuys=0..2"]
@@ -164,6 +165,22 @@ def test_a_bad_targets_file_is_refused(capsys, tmp_path, body, needle):
     f.write_text(body)
     code, _, err = run(capsys, "advise", "--targets", f)
     assert code == 2 and needle in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("mine", game_names())
+@pytest.mark.parametrize("how", ["advise", "check"])
+def test_a_targets_file_of_another_game_is_refused_by_name(capsys, tmp_path, mine, how):
+    from sim.games import get_game
+
+    f = tmp_path / "t.toml"
+    f.write_text(f'game = "{mine}"\ntargets = ["unfinished <= 0.1"]\n')
+    for other in (g for g in game_names() if g != mine):
+        rules = f"{other}:{get_game(other).rules.default_preset}"
+        play = ["--check", rules] if how == "check" else ["--game", other]
+        code, _, err = run(capsys, "advise", "--targets", f, *play)
+        assert code == 2 and err.count("\n") == 1, err
+        assert f"is for {get_game(mine).title} (game = \"{mine}\")" in err, err
+        assert f"the rules given are {get_game(other).title}'s" in err, err
 
 
 def test_a_targets_file_holds_the_house_rules_and_the_question(tmp_path):
