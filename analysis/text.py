@@ -274,6 +274,17 @@ def tune_text(res) -> str:
         f"best: {res.best_seat} (trial {res.best_trial}), win share {fmt.share(res.best_value)}"
         f" on the tuning games (optimistic: the best of {len(rows)} trials on the same games)",
     ]
+    for r in t.ranges:
+        side = res.at_edge.get(r.name)
+        if side is not None:
+            beyond = r.allowed[0] if side == "low" else r.allowed[1]
+            out.append(
+                f"note: the best {r.name} ({fmt.number(res.best_params[r.name])}) is at the {side}"
+                f" end of {r.text()}; a better value may lie beyond it: tune again with a range"
+                " reaching further ("
+                + (f"the policy allows {fmt.number(beyond)})" if math.isfinite(beyond) else
+                   "the policy sets no limit)")
+            )
     ev = res.evaluation
     if ev is None:
         return "\n".join(out)

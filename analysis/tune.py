@@ -99,10 +99,24 @@ class ParamRange:
     low: float
     high: float
     integer: bool
+    allowed: tuple[float, float] = (-math.inf, math.inf)  # the policy's own range of it
 
     def text(self) -> str:
         f = (lambda v: str(int(v))) if self.integer else (lambda v: f"{v:g}")
         return f"{self.name}={f(self.low)}..{f(self.high)}"
+
+    def edge(self, v: float) -> str | None:
+        """``"low"``/``"high"`` when ``v`` lies at that end of the range (within 5% of its
+        width) and the policy allows values beyond it (the best may lie there), else None."""
+        width = self.high - self.low
+        if width <= 0:
+            return None
+        near = 0.0 if self.integer else 0.05 * width
+        if v <= self.low + near and self.low > self.allowed[0]:
+            return "low"
+        if v >= self.high - near and self.high < self.allowed[1]:
+            return "high"
+        return None
 
 
 _WHOLE = re.compile(r"[+-]?\d+")
@@ -179,7 +193,7 @@ def _ranges(seat, params, text: str | None = None) -> list[ParamRange]:
                 f" between {dlo:g} and {dhi:g}."
             )
         integer = whole and float(defaults[k]).is_integer()
-        out.append(ParamRange(k, lo, hi, integer))
+        out.append(ParamRange(k, lo, hi, integer, (dlo, dhi)))
     return out
 
 
@@ -528,6 +542,17 @@ class TuneResult:
     def pruned(self) -> int:
         return int((self.study["state"] == "pruned").sum())
 
+    @property
+    def at_edge(self) -> dict[str, str]:
+        """Tuned parameter -> ``"low"``/``"high"``: the best value lies at that end of its
+        range, and the policy allows values beyond it (a wider range may find better)."""
+        out = {}
+        for r in self.plan.ranges:
+            side = r.edge(float(self.best_params.get(r.name, math.nan)))
+            if side is not None:
+                out[r.name] = side
+        return out
+
     def to_dict(self) -> dict:
         """What ``best.json`` and ``--format json`` hold."""
         t = self.plan
@@ -552,6 +577,7 @@ class TuneResult:
                 "best_seat": self.best_seat,
                 "best_params": self.best_params,
                 "best_tuning_win_share": self.best_value,
+                "best_at_edge": self.at_edge,
                 "default_seat": t.default_seat,
                 "evaluation": None if self.evaluation is None else self.evaluation.to_dict(),
                 "study": self.study.to_dicts(),

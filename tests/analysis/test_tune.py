@@ -13,6 +13,7 @@ from runs_util import run_cli as run
 
 from analysis import tune as T
 from analysis.errors import AnalysisError
+from analysis.text import tune_text
 from sim.policies import parse_seat
 
 HOLD = ["tune", "hold", "--against", "greedy", "--param"]
@@ -188,3 +189,22 @@ def test_cli_json_csv_table_and_out(capsys, tmp_path):
     assert code == 0, err
     assert "tuned hold against greedy,greedy,greedy (4 players" in out
     assert "<- best" in out and "fresh games: 200" in out and "(default)" in out
+
+
+def test_a_best_value_at_the_end_of_its_range_is_flagged():
+    """A best at an end of the range the policy could pass is said (text and JSON): the
+    optimum may lie beyond; an end the policy cannot pass is not."""
+    t = T.plan("hold", "greedy", ["patience=0..1"], games=200, trials=1, seed=4, pruner="none")
+    res = T.run_tune(t, evaluate=False, first=[{"patience": 1}])
+    r = t.ranges[0]
+    lo, hi = r.allowed
+    assert (r.low, r.high) == (0, 1) and lo <= 0 < 1 < hi
+    assert res.best_params == {"patience": 1.0} and res.at_edge == {"patience": "high"}
+    assert res.to_dict()["best_at_edge"] == {"patience": "high"}
+    assert "note: the best patience (1) is at the high end of patience=0..1" in tune_text(res)
+    assert [r.edge(v) for v in (0, 0.5, 1)] == ([None] if lo == 0 else ["low"]) + [None, "high"]
+    inside = T.ParamRange("x", 0.0, 10.0, False, (0.0, 10.0))  # the policy's whole range
+    assert [inside.edge(v) for v in (0.0, 0.2, 5.0, 9.9, 10.0)] == [None] * 5
+    wider = T.ParamRange("x", 2.0, 8.0, False, (0.0, 10.0))
+    assert [wider.edge(v) for v in (2.0, 2.25, 2.4, 5.0, 7.8, 8.0)] == [
+        "low", "low", None, None, "high", "high"]  # fmt: skip
