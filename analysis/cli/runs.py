@@ -210,11 +210,29 @@ def position_replay(position, seats, seed, to_end, refused: bool, game=None) -> 
             " RUN_DIR, --index, --game, --rules and --set."
         )
     plays = None if seats is None else tuple(s.strip() for s in seats.split(","))
-    seat_list = parse_seats(plays, game=spec) if plays else []
+    # the seats that play (--seats, else the file's own): a plug-in among them plays in a child
+    if plays:
+        seat_list = parse_seats(plays, game=spec)
+    else:
+        try:
+            seat_list = parse_seats(list(_position_seats(position)), game=spec)
+        except (ValueError, TypeError):
+            seat_list = []  # (not seats: the position's own reader says why, in its words)
     return guarded(
         position_events, spec, seat_list, str(Path(position).resolve()), seed or 0, to_end,
         doing="while playing on from the position", specs=plays,
     )[0]  # fmt: skip
+
+
+def _position_seats(position) -> tuple[str, ...]:
+    """The seat strings a position file names itself (none if it names none: its game's
+    default seats play, which are built in)."""
+    from sim.position import read_position
+
+    seats = read_position(position)[0].get("seats") or ()
+    if isinstance(seats, str):
+        seats = seats.split(",")
+    return tuple(s.strip() for s in seats)
 
 
 def only_part(events, spec, index, only) -> list[dict]:

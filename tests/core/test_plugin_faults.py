@@ -228,3 +228,20 @@ def test_a_fault_in_one_of_many_runs_says_which_and_what_is_kept():
         " (a,b,c; seed 5); the run stopped; the seatings before it are kept in 'out'."
     )
     assert (f.game, f.seat, f.kind, f.error) == (7, 2, "play", "ValueError: no")
+
+
+def test_a_plugin_a_position_file_seats_plays_in_a_child(capsys, tmp_path):
+    """The seats a position file names itself are plug-ins as much as --seats: a crash there
+    ends in one sentence naming the seat, not in the death of the command."""
+    example = Path(__file__).parents[2] / "examples" / "one_turn.toml"
+    crash = f"{LOBA}:crash:armed=1:every=1"  # (every play decision: the first one crashes)
+    text = example.read_text().replace('seats = ["greedy", "greedy", "greedy"]',
+                                       f'seats = ["{crash}", "greedy", "greedy"]')  # fmt: skip
+    assert crash in text
+    f = tmp_path / "p.toml"
+    f.write_text(text)
+    code, out, err = run_cli(capsys, "replay", "--position", f, "--seed", 1, "--to-game-end")
+    line = err.strip().splitlines()[-1]
+    assert code == 1 and out == "", err
+    assert line.startswith("Error: The process playing the games crashed (signal SIGSEGV)"), err
+    assert f"seat 0: {crash}" in line
