@@ -549,7 +549,8 @@ def sweep_cmd(ctx, field_names, game, preset, sets, vary, seats, games, seed, ou
 @O.threads_option
 @O.out_options(
     "Keep each field's runs as run directories (OUT/field=NAME/ARM/: read again by the same"
-    " command, resumed when unfinished) and write OUT/findings.json and findings.csv.",
+    " command, resumed when unfinished, grown by more --games into ARM@FIRST/) and write"
+    " OUT/findings.json and findings.csv.",
     "runs of other settings",
 )
 @O.format_option

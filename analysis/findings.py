@@ -29,7 +29,8 @@ field, each measure of a later field gets a verdict (:func:`finding_verdict`):
 So "holds" does not say that two fields agree exactly; it says these games cannot tell them
 apart and they read the same way. With ``out``, each field's arm is a run directory
 ``OUT/field=NAME/ARM/`` that a later call with the same settings reads again (and an
-interrupted one resumes), so a study can be grown field by field.
+interrupted one resumes), so a study can be grown field by field, and game by game: a call
+asking for more games plays only the rest, into ``ARM@FIRST/`` (:func:`_play`).
 """
 
 from __future__ import annotations
@@ -213,20 +214,44 @@ def field_dir(name: str) -> str:
     return f"field={name}"
 
 
-def _matches(man: dict, rules_id: str, labels: list[str], seed: int, games: int, detail: bool):
+def _matches(man: dict, rules_id: str, labels: list[str], seed: int, detail: bool) -> bool:
     return (
         man.get("rules_id") == rules_id
         and list(man.get("seats", [])) == list(labels)
         and man.get("seed") == seed
-        and man.get("games") == games
-        and man.get("first_game", 0) == 0
         and bool(man.get("rounds_recorded")) == bool(detail)
     )
 
 
+MORE = "@"  # an arm's later games: OUT/field=F/ARM@400/ holds games 400.. of the arm's seed
+
+
+def _manifest(path: Path) -> dict | None:
+    try:
+        return json.loads((path / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _pieces(path: Path) -> list[Path]:
+    """The arm's run directory and the folders of its later games (``ARM@FIRST``), in order."""
+    more = []
+    if path.parent.is_dir():
+        for p in path.parent.glob(f"{path.name}{MORE}*"):
+            tail = p.name[len(path.name) + len(MORE):]
+            if tail.isdigit() and p.is_dir():
+                more.append((int(tail), p))
+    return [path, *(p for _, p in sorted(more))]
+
+
 def _play(spec, rules, seats, games, seed, detail, path, overwrite, threads, progress) -> Played:
-    """One arm's run: in memory (``path`` None), or a run directory at ``path``, read again
-    when it holds this run, resumed when it holds this run unfinished."""
+    """One arm's games ``0 .. games-1``: in memory (``path`` None), or run directories. The
+    arm's folder ``path`` holds its first games; a later call asking for more plays only the
+    rest, into ``path@FIRST`` (games ``FIRST ..``), and one asking for fewer reads the first
+    ones. A folder holding this run unfinished is resumed; one holding another run is refused
+    (``overwrite``: played again, with its later folders removed)."""
+    import shutil
+
     from sim.runner import resume_run, simulate, stream_run
     from sim.setup import setup
 
@@ -238,27 +263,55 @@ def _play(spec, rules, seats, games, seed, detail, path, overwrite, threads, pro
     from .io import load_run
 
     s = setup(rules, seats)
-    man_path = Path(path) / "manifest.json"
-    man = None
-    if man_path.exists():
-        try:
-            man = json.loads(man_path.read_text())
-        except (OSError, ValueError):
-            man = None
-    if man is not None and _matches(man, s.rules.id, list(s.labels), seed, games, detail):
+    path = Path(path)
+    done, used = 0, []  # games 0 .. done-1 are in the folders used
+    for p in _pieces(path):
+        man = _manifest(p) if (p / "manifest.json").exists() else None
+        if p == path and man is None and not (p / "manifest.json").exists():
+            break  # a new arm
+        ours = man is not None and _matches(man, s.rules.id, list(s.labels), seed, detail)
+        if not ours or man.get("first_game", 0) != done:
+            if p != path:
+                raise AnalysisError(
+                    f"'{p}' is not the games {done:,}.. of the run in '{path}'; remove it, or"
+                    " give --overwrite to play the arm again."
+                )
+            if not overwrite:
+                raise AnalysisError(
+                    f"'{path}' holds another run ({(man or {}).get('rules_id')}, seats"
+                    f" {','.join((man or {}).get('seats', []))}, {(man or {}).get('games')}"
+                    f" games of seed {(man or {}).get('seed')}); give another --out, or"
+                    " --overwrite to play it again."
+                )
+            for q in _pieces(path)[1:]:
+                shutil.rmtree(q)
+            done, used = 0, []
+            break
         if man.get("complete") is False:
-            resume_run(path, threads=threads, progress=progress)
-    elif man is not None and not overwrite:
-        raise AnalysisError(
-            f"'{path}' holds another run ({man.get('rules_id')}, seats"
-            f" {','.join(man.get('seats', []))}, {man.get('games')} games of seed"
-            f" {man.get('seed')}); give another --out, or --overwrite to play it again."
-        )
-    else:
-        stream_run(rules, seats, games, seed, out_dir=path, overwrite=overwrite or man is not None,
-                   threads=threads, record_rounds=detail, progress=progress)  # fmt: skip
-    run = load_run(path)
-    return Played(run.games, run.seats, run.rounds, run.n_games)
+            resume_run(p, threads=threads, progress=progress)
+        used.append(p)
+        done += int(man["games"])
+        if done >= games:
+            break
+    if done < games:
+        target = path if done == 0 else path.parent / f"{path.name}{MORE}{done}"
+        stream_run(rules, seats, games - done, seed, out_dir=target,
+                   overwrite=overwrite or target.exists(), threads=threads,
+                   record_rounds=detail, progress=progress, first_game=done)  # fmt: skip
+        used.append(target)
+    runs = [load_run(p) for p in used]
+    first_n = pl.col("game") < games
+
+    def joined(tables):
+        return pl.concat(tables, how="diagonal_relaxed").filter(first_n)
+
+    det = [r.rounds for r in runs]
+    return Played(
+        joined([r.games for r in runs]),
+        joined([r.seats for r in runs]),
+        joined(det) if all(d is not None for d in det) else None,
+        games,
+    )
 
 
 @dataclass

@@ -194,6 +194,7 @@ def stream_run(
     progress: Callable[[int, int], None] | None = None,
     label: str | None = None,
     knob_columns=(),
+    first_game: int = 0,
 ) -> RunReport:
     """Play a run of any size with bounded memory; what ``loba simulate`` does.
 
@@ -205,10 +206,16 @@ def stream_run(
     ``seats``: as for :func:`simulate`. ``label``: a name for the run, kept in its manifest
     (default: the label of a house-rules file given as ``rules``). ``knob_columns``: rule
     knobs every part carries as columns (:func:`sim.results.add_knob_columns`), listed in the
-    manifest so that a resumed run's parts carry them too.
+    manifest so that a resumed run's parts carry them too. ``first_game``: the run is games
+    ``first_game .. first_game+games-1`` of ``seed`` (game i is game i in every run of that
+    seed: a later run can carry an earlier one on).
     """
     s = setup(rules, seats, game)
     check_count(games, seed)
+    whole = isinstance(first_game, int | np.integer) and not isinstance(first_game, bool)
+    if not whole or first_game < 0:
+        raise ValueError(f"The first game must be a whole number of at least 0, not {first_game}.")
+    check_count(first_game + games, seed)
     spec, rules, labels = s.spec, s.rules, s.labels
     label = s.label if label is None else label
     knob_columns = check_knob_columns(rules, knob_columns)
@@ -225,10 +232,13 @@ def stream_run(
         fail=os.environ.get("LOBA_FAIL_CHUNK", ""),
         token=uuid.uuid4().hex,
         knob_columns=knob_columns,
+        first_game=first_game,
     )
     run = None
     if out_dir is not None:
-        man = base_manifest(spec, rules, labels, seed, 0, games, job.record_rounds, knob_columns)
+        man = base_manifest(
+            spec, rules, labels, seed, first_game, games, job.record_rounds, knob_columns
+        )
         man.update(seat_specs=list(job.seat_specs), chunk_size=job.chunk_size, chunks=job.n_chunks)
         if label is not None:
             man["label"] = str(label)

@@ -12,7 +12,7 @@ from runs_util import run_cli as run
 
 from analysis.bygame import registered
 from analysis.field import CANNOT, FLIPS, HOLDS, field_seats, named_fields, parse_fields
-from analysis.findings import CHANGES, FINDING_VERDICTS, finding_verdict, run_findings
+from analysis.findings import CHANGES, FINDING_VERDICTS, MORE, finding_verdict, run_findings
 from sim.policies import parse_seats
 from sim.setup import settings
 
@@ -142,14 +142,36 @@ def test_bad_input_one_sentence_exit_2(capsys, args, needle):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_an_out_holding_other_runs_is_refused(capsys, tmp_path):
-    base = ["findings", "--field", "greedy,mixed", "--finding", "dealer-left", "--out", tmp_path]
-    code, _, err = run(capsys, *base, "--games", 20)
-    assert code == 0, err
-    code, _, err = run(capsys, *base, "--games", 30)
+@pytest.mark.parametrize("game, ga", STUDIES, ids=[g for g, _ in STUDIES])
+def test_a_study_grows_and_shrinks_on_its_kept_runs(capsys, tmp_path, game, ga):
+    """More games play only the rest (into ARM@FIRST), fewer read the first ones: either way
+    the rows are those of a study played whole in memory; another run is refused by name."""
+    key = ga.findings.findings[0].key
+    base = ["findings", "--game", game, "--field", "greedy,mixed", "--finding", key,
+            "--out", tmp_path, "--format", "json"]  # fmt: skip
+
+    def rows(*more):
+        code, text, err = run(capsys, *base, *more)
+        assert code == 0, err
+        return [{k: v for k, v in r.items() if k != "method"} for r in json.loads(text)["rows"]]
+
+    def alone(n, seed=3):
+        t = run_findings(game, "greedy,mixed", n, seed=seed, findings=key).table.drop("method")
+        return json.loads(json.dumps(t.to_dicts(), default=str))
+
+    assert rows("--games", 20, "--seed", 3) == alone(20)
+    first = sorted(tmp_path.glob("field=*/*/games.parquet/*.parquet"))
+    stamps = [p.stat().st_mtime_ns for p in first]
+    assert rows("--games", 30, "--seed", 3) == alone(30)
+    grown = sorted(tmp_path.glob(f"field=*/*{MORE}20"))
+    assert grown and all(json.loads((g / "manifest.json").read_text())["first_game"] == 20
+                         for g in grown)  # fmt: skip
+    assert rows("--games", 25, "--seed", 3) == alone(25)  # reads the first 25: nothing played
+    assert [p.stat().st_mtime_ns for p in first] == stamps
+    code, _, err = run(capsys, *base, "--games", 30, "--seed", 4)
     assert code == 2 and "holds another run" in err and len(err.strip().splitlines()) == 1
-    code, _, err = run(capsys, *base, "--games", 30, "--overwrite")
-    assert code == 0, err
+    assert rows("--games", 30, "--seed", 4, "--overwrite") == alone(30, seed=4)
+    assert not list(tmp_path.glob(f"field=*/*{MORE}*"))  # the old run's later games removed
 
 
 def test_a_game_without_findings_is_told_so(capsys):
