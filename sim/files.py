@@ -38,12 +38,17 @@ def human_bytes(n: float) -> str:
 
 
 # ---------------------------------------------------------------------------- bytes, hashes
+PARQUET_ZSTD_LEVEL = 1  # of a run's parts: faster than polars' default (3), and no larger here
+
+
 def encode_tables(frames: dict) -> dict[str, bytes]:
-    """Parquet bytes of each table (the same bytes whichever process or backend encodes them)."""
+    """Parquet bytes of each table (the same bytes whichever process or backend encodes them).
+    zstd at level 1: for these integer tables 15% less CPU than level 3 and 2% smaller files
+    (Moon, 8,192 games: 0.56 against 0.66 us a game, 19.1 against 19.5 bytes)."""
     out = {}
     for name, df in frames.items():
         buf = io.BytesIO()
-        df.write_parquet(buf)
+        df.write_parquet(buf, compression="zstd", compression_level=PARQUET_ZSTD_LEVEL)
         out[name] = buf.getvalue()
     return out
 

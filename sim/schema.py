@@ -140,7 +140,7 @@ class Table:
             context = {
                 "game": idx,
                 "seed": np.full(count, ctx["seed"], dtype=np.int64),
-                "rules_id": [ctx["rules_id"]] * count,
+                "rules_id": _strings([ctx["rules_id"]], np.zeros(count, dtype=np.uint32)),
                 "n_players": np.full(count, n, dtype=np.int8),
             }
         elif self.level == "seat":
@@ -148,7 +148,7 @@ class Table:
             context = {
                 "game": np.repeat(idx, n),
                 "seat": np.tile(np.arange(n, dtype=np.int8), count),
-                "policy": np.tile(np.array(ctx["labels"], dtype=object), count).tolist(),
+                "policy": _strings(ctx["labels"], np.tile(np.arange(n, dtype=np.uint32), count)),
             }
         else:
             cap = rows.shape[1]
@@ -176,15 +176,11 @@ class Table:
                 data[c.name] = flat[:, col[a]] - flat[:, col[b]]
             elif c.source is not None:
                 v = context[c.source]
-                data[c.name] = v
-                if c.dtype == "cat":
-                    post.append(pl.col(c.name).cast(pl.Categorical))
+                data[c.name] = v.cast(pl.Categorical) if c.dtype == "cat" else v
             else:
                 v = flat[:, col[c.name]]
                 if c.dtype == "enum":
-                    data[c.name] = pl.Series(
-                        np.array(c.labels, dtype=object)[v].tolist(), dtype=c.polars_type
-                    )
+                    data[c.name] = pl.Series(list(c.labels), dtype=c.polars_type).gather(v)
                 elif c.null_below is not None:
                     data[c.name] = pl.Series(v, dtype=c.polars_type)
                     post.append(
@@ -199,6 +195,12 @@ class Table:
                     data[c.name] = v.astype(c.dtype)
         df = pl.DataFrame(data)
         return df.with_columns(*post) if post else df
+
+
+def _strings(values, index: np.ndarray) -> pl.Series:
+    """The strings ``values[index]`` as a polars String series, gathered in compiled code
+    instead of built from a Python list of one object per row."""
+    return pl.Series(list(values), dtype=pl.String).gather(index)
 
 
 def markdown(tables) -> str:
