@@ -1,0 +1,120 @@
+"""smart's play-outs by group (``sim.loba.playout``) against the plain forms they replace: the
+groups' first greatest meld is ``largest_new_meld``'s row on random hands, and playing every
+option out from the hand's groups (``option_out_groups``) leaves the same hand and table as
+``greedy.option_out`` (every step a full search), on random hands (jokers, duplicate cards)
+and tables under the rule variants of ``test_largest_meld.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.loba.greedy import option_out
+from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, A, M
+from sim.loba.moves import gen_layoffs, gen_new_melds, largest_new_meld, options_bound
+from sim.loba.playout import NG, best_group, groups_of, option_out_groups
+from sim.setup import make_rules
+
+RULES = [  # (test_largest_meld.py's variants)
+    {},
+    {"decks": 1, "jokers": 2, "pierna_suits": "not_all_four"},
+    {"decks": 3, "jokers": 8, "jokers_per_escalera": 4, "pierna_suits": "not_all_four"},
+    {"decks": 2, "jokers_per_escalera": 2, "escalera_min": 4, "go_out_needs_discard": True},
+    {"decks": 3, "jokers_per_escalera": 0, "escalera_min": 5},
+    {"decks": 2, "jokers_per_escalera": 3, "escalera_min": 3, "pierna_suits": "not_all_four"},
+]
+
+
+def _hand(rng, decks, most):
+    hand = np.zeros(HAND_W, dtype=np.int8)
+    suits = rng.integers(1, 5)
+    for _ in range(rng.integers(1, most)):
+        c = int(rng.integers(0, 13 * suits)) if rng.random() < 0.88 else JOKER
+        hand[c] = min(hand[c] + 1, decks if c != JOKER else 8)
+    return hand
+
+
+def _table(rng, decks, melds):
+    melds[:] = 0
+    nm = int(rng.integers(0, 10))
+    for i in range(nm):
+        if rng.random() < 0.4:
+            melds[i, M.KIND] = MELD.PIERNA
+            melds[i, M.KEY] = rng.integers(1, 14)
+            melds[i, M.C0 : M.C0 + 4] = rng.integers(0, decks + 1, 4)
+        else:
+            melds[i, M.KIND] = MELD.ESCALERA
+            melds[i, M.KEY] = rng.integers(0, 4)
+            lo = int(rng.integers(1, 13))
+            hi = min(14, lo + int(rng.integers(2, 13)))
+            melds[i, M.LO], melds[i, M.HI] = lo, hi
+            w = (2 << hi) - (1 << lo)
+            jm = int(rng.integers(0, 1 << 15)) & int(rng.integers(0, 1 << 15))
+            melds[i, M.JMASK] = w & jm
+        melds[i, M.OWNER] = rng.integers(0, 4)
+    return nm
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_best_group_is_largest_new_meld(preset, over):
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(31 * over + len(preset))
+    row = np.zeros(A.SIZE, dtype=np.int16)
+    row2 = np.zeros(A.SIZE, dtype=np.int16)
+    gk = np.zeros(NG, dtype=np.int64)
+    gp = np.zeros(NG, dtype=np.int64)
+    found = 0
+    for t in range(1500):
+        hand = _hand(rng, rules.decks, 22)
+        hn = int(hand[:N_IDS].sum())
+        row[:] = -7
+        row2[:] = -7
+        ok = largest_new_meld(hand, hn, R, row)
+        groups_of(hand[:N_IDS], hn, R, gk, gp)
+        assert best_group(gk, gp, row2) == ok, t
+        if ok:
+            found += 1
+            assert list(row2) == list(row), (t, hand[:N_IDS].nonzero())
+    assert found > 200
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_option_out_groups_is_option_out(preset, over):
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(17 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    h1 = np.zeros(HAND_W, dtype=np.int8)
+    h2 = np.zeros(HAND_W, dtype=np.int8)
+    ms1 = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    ms2 = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    opts = np.zeros((1, A.SIZE), dtype=np.int16)
+    row = np.zeros(A.SIZE, dtype=np.int16)
+    gs = np.zeros((4, NG), dtype=np.int64)
+    plays = deep = 0
+    for t in range(300):
+        hand = _hand(rng, rules.decks, 16)
+        nm = _table(rng, rules.decks, melds)
+        hn = int(hand[:N_IDS].sum())
+        melded = bool(rng.random() < 0.7)
+        n = gen_new_melds(hand, hn, R, acts, 0)
+        n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
+        view = hand[:N_IDS]
+        groups_of(view, hn, R, gs[0], gs[1])
+        for i in range(n):
+            ms1[:] = 0
+            ms2[:] = 0
+            left1 = option_out(view, melds, nm, R, melded, 1, acts[i], h1, ms1, opts)
+            left2 = option_out_groups(
+                view, hn, melds, nm, R, melded, 1, acts[i], h2, ms2, row, gs[0], gs[1], gs[2], gs[3]
+            )
+            assert left1 == left2, (t, i)
+            assert np.array_equal(h1[:N_IDS], h2[:N_IDS]), (t, i)
+            assert np.array_equal(ms1, ms2), (t, i)
+            plays += 1
+            deep += hn - int(acts[i, A.N]) - left1 >= 2
+    assert plays > 300 and deep > 30, (plays, deep)
