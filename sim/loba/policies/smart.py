@@ -33,13 +33,11 @@ from ..greedy import (
     may_go_out,
 )
 from ..layout import DRAW, HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, ST, A
-from ..moves import hand_value, layoff_cover, meld_cover, rules_into
-from ..playout import NG, groups_of, option_out_groups
+from ..moves import hand_value, largest_new_meld, layoff_cover, meld_cover, rules_into
+from ..playout import option_out_from
 from ..rules import RULE
 from .careful import careful_pick
 from .hold import take_goes_out
-
-_NG = NG  # (a plain int for stack_array)
 
 # smart's parameter slots, in the order of its ``params``
 S_DANGER, S_SAFE, S_KEEP, S_PATIENCE, S_REACH, S_GRAB, S_CLOSE, S_DUMP = range(8)
@@ -78,37 +76,39 @@ def fewest_left(hand, melds, pub, acts, n):
     fewest penalty points ([A3]); ties: greedy's order (largest meld, high end). Going out, when
     some ordering does, leaves the fewest cards of all. (Its scratch is on its own stack,
     :func:`~sim.stack.stack_array`; the work is done in :func:`fewest_left_on`; the play-outs
-    need one option row and keep the meld search by group, :mod:`sim.loba.playout`.)"""
+    need one option row and search for a new meld only where one can be,
+    :mod:`sim.loba.playout`.)"""
     R = rules_into(pub, stack_array(_N_RULES, 0, np.int64))
     h = stack_array(HAND_W, 0, np.int8)
     for c in range(N_IDS, HAND_W):  # (the padding read eight counts at a time: zeros)
         h[c] = 0
     opts = stack_array(1, _A_SIZE, np.int16)
     ms = stack_array(MAX_MELDS, _M_SIZE, np.int16)
-    gs = stack_array(4, _NG, np.int64)  # the hand's groups (keys, melds), a play-out's
-    return fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms, gs)
+    return fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms)
 
 
 @kernel(readonly=("hand", "melds", "pub", "acts"))
-def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms, gs):
-    """:func:`fewest_left` on its scratch (``h``, ``opts``, ``ms``, ``gs``)."""
+def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
+    """:func:`fewest_left` on its scratch (``h``, ``opts``, ``ms``)."""
     nm = pub[PUB.NMELDS]
     seat = pub[PUB.SEAT]
     melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
     hn = 0
     for c in range(N_IDS):
         hn += int(hand[c])
-    gk0, gp0, gk, gp = gs[0], gs[1], gs[2], gs[3]
-    groups_of(hand, hn, R, gk0, gp0)
+    row = opts[0]
+    meldable = False  # does the hand hold a new meld (else no play-out searches for one)?
+    for i in range(n):
+        meldable |= acts[i, A.TYPE] == PLAY.MELD
+    if not meldable:  # (the options may leave some out: a taken discard's, [A12])
+        meldable = largest_new_meld(hand, hn, R, row)
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
         g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         if best_key <= 0 and -g >= best_key:
             continue  # the best goes out (key -g): only a larger meld that goes out beats it
-        left = option_out_groups(
-            hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, opts[0], gk0, gp0, gk, gp
-        )
+        left = option_out_from(hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, row, meldable)
         points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
         key = (np.int64(left) * 100000 + points) * 10000 - g
         if key < best_key:

@@ -1,8 +1,8 @@
-"""smart's play-outs by group (``sim.loba.playout``) against the plain forms they replace: the
-groups' first greatest meld is ``largest_new_meld``'s row on random hands, and playing every
-option out from the hand's groups (``option_out_groups``) leaves the same hand and table as
-``greedy.option_out`` (every step a full search), on random hands (jokers, duplicate cards)
-and tables under the rule variants of ``test_largest_meld.py``."""
+"""smart's play-outs (``sim.loba.playout``) against the plain form they replace: playing every
+option out with ``option_out_from`` (no meld search once none can be, none at all for a hand
+without a new meld) leaves the same hand and table as ``greedy.option_out`` (a full search
+every step), on random hands (jokers, duplicate cards) and tables under the rule variants of
+``test_largest_meld.py``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from sim.loba.greedy import option_out
 from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, A, M
 from sim.loba.moves import gen_layoffs, gen_new_melds, largest_new_meld, options_bound
-from sim.loba.playout import NG, best_group, groups_of, option_out_groups
+from sim.loba.playout import option_out_from
 from sim.setup import make_rules
 
 RULES = [  # (test_largest_meld.py's variants)
@@ -57,32 +57,7 @@ def _table(rng, decks, melds):
 
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
 @pytest.mark.parametrize("over", range(len(RULES)))
-def test_best_group_is_largest_new_meld(preset, over):
-    rules = make_rules(preset, **RULES[over])
-    R = rules.to_array()
-    rng = np.random.default_rng(31 * over + len(preset))
-    row = np.zeros(A.SIZE, dtype=np.int16)
-    row2 = np.zeros(A.SIZE, dtype=np.int16)
-    gk = np.zeros(NG, dtype=np.int64)
-    gp = np.zeros(NG, dtype=np.int64)
-    found = 0
-    for t in range(1500):
-        hand = _hand(rng, rules.decks, 22)
-        hn = int(hand[:N_IDS].sum())
-        row[:] = -7
-        row2[:] = -7
-        ok = largest_new_meld(hand, hn, R, row)
-        groups_of(hand[:N_IDS], hn, R, gk, gp)
-        assert best_group(gk, gp, row2) == ok, t
-        if ok:
-            found += 1
-            assert list(row2) == list(row), (t, hand[:N_IDS].nonzero())
-    assert found > 200
-
-
-@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
-@pytest.mark.parametrize("over", range(len(RULES)))
-def test_option_out_groups_is_option_out(preset, over):
+def test_option_out_from_is_option_out(preset, over):
     rules = make_rules(preset, **RULES[over])
     R = rules.to_array()
     rng = np.random.default_rng(17 * over + len(preset))
@@ -94,8 +69,7 @@ def test_option_out_groups_is_option_out(preset, over):
     ms2 = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
     opts = np.zeros((1, A.SIZE), dtype=np.int16)
     row = np.zeros(A.SIZE, dtype=np.int16)
-    gs = np.zeros((4, NG), dtype=np.int64)
-    plays = deep = 0
+    plays = deep = nomeld = 0
     for t in range(300):
         hand = _hand(rng, rules.decks, 16)
         nm = _table(rng, rules.decks, melds)
@@ -104,17 +78,18 @@ def test_option_out_groups_is_option_out(preset, over):
         n = gen_new_melds(hand, hn, R, acts, 0)
         n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
         view = hand[:N_IDS]
-        groups_of(view, hn, R, gs[0], gs[1])
+        meldable = largest_new_meld(view, hn, R, row)
+        nomeld += not meldable
         for i in range(n):
             ms1[:] = 0
             ms2[:] = 0
             left1 = option_out(view, melds, nm, R, melded, 1, acts[i], h1, ms1, opts)
-            left2 = option_out_groups(
-                view, hn, melds, nm, R, melded, 1, acts[i], h2, ms2, row, gs[0], gs[1], gs[2], gs[3]
+            left2 = option_out_from(
+                view, hn, melds, nm, R, melded, 1, acts[i], h2, ms2, row, meldable
             )
             assert left1 == left2, (t, i)
             assert np.array_equal(h1[:N_IDS], h2[:N_IDS]), (t, i)
             assert np.array_equal(ms1, ms2), (t, i)
             plays += 1
             deep += hn - int(acts[i, A.N]) - left1 >= 2
-    assert plays > 300 and deep > 30, (plays, deep)
+    assert plays > 300 and deep > 30 and nomeld > 20, (plays, deep, nomeld)
