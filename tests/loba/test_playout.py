@@ -1,18 +1,27 @@
-"""smart's play-outs (``sim.loba.playout``) against the plain form they replace: playing every
+"""smart's play-outs (``sim.loba.playout``) against the plain forms they replace: playing every
 option out with ``option_out_from`` (no meld search once none can be, none at all for a hand
 without a new meld) leaves the same hand and table as ``greedy.option_out`` (a full search
-every step), on random hands (jokers, duplicate cards) and tables under the rule variants of
-``test_largest_meld.py``."""
+every step), and smart's ``fewest_left`` picks the option of its plain form and of
+``greedy.going_out``, on random hands (jokers, duplicate cards) and tables under the rule
+variants of ``test_largest_meld.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sim.loba.greedy import option_out
-from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, A, M
-from sim.loba.moves import gen_layoffs, gen_new_melds, largest_new_meld, options_bound
+from sim.loba.greedy import going_out, option_out
+from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
+from sim.loba.moves import (
+    gen_layoffs,
+    gen_new_melds,
+    hand_value,
+    largest_new_meld,
+    options_bound,
+)
 from sim.loba.playout import option_out_from
+from sim.loba.policies.smart import fewest_left
+from sim.loba.rules import RULE
 from sim.setup import make_rules
 
 RULES = [  # (test_largest_meld.py's variants)
@@ -93,3 +102,56 @@ def test_option_out_from_is_option_out(preset, over):
             plays += 1
             deep += hn - int(acts[i, A.N]) - left1 >= 2
     assert plays > 300 and deep > 30 and nomeld > 20, (plays, deep, nomeld)
+
+
+def _fewest_left_plain(hand, melds, nm, R, melded, acts, n):
+    """smart's fewest_left as it was: every option played out by greedy.option_out."""
+    h = np.zeros(HAND_W, dtype=np.int8)
+    ms = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    opts = np.zeros((1, A.SIZE), dtype=np.int16)
+    best, best_key = -1, 1 << 62
+    for i in range(n):
+        g = int(acts[i, A.N]) * 100 + int(acts[i, A.HI]) if acts[i, A.TYPE] == PLAY.MELD else 0
+        left = option_out(hand, melds, nm, R, melded, 1, acts[i], h, ms, opts)
+        key = int(left) * 100000 + int(hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE]))
+        key = key * 10000 - g
+        if key < best_key:
+            best, best_key = i, key
+    return best
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_fewest_left_is_the_plain_form_and_going_out(preset, over):
+    """smart's fewest_left (both modes) on views: the option of the plain form above, and
+    ``greedy.going_out``'s option when it goes out (else -1)."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(5 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    outs = 0
+    for t in range(200):
+        hand = _hand(rng, rules.decks, 16 if t % 2 else 7)  # (small hands go out more often)
+        nm = _table(rng, rules.decks, melds)
+        hn = int(hand[:N_IDS].sum())
+        pub[PUB.SEAT] = 1
+        pub[PUB.NMELDS] = nm
+        pub[PUB.MELDED] = int(rng.random() < 0.7)
+        melded = R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
+        n = gen_new_melds(hand, hn, R, acts, 0)
+        if melded:
+            n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
+        if rng.random() < 0.3 and n > 2:  # a part of the list (a taken discard's options)
+            n = int(rng.integers(1, n))
+        if n == 0:
+            continue
+        view, table, a = hand[:N_IDS], melds[:nm], acts[:n]
+        want = _fewest_left_plain(view, melds, nm, R, melded, acts, n)
+        assert fewest_left(view, table, pub, a, n, False) == want, t
+        out = going_out(view, table, pub, a, n, -1)[0]
+        assert fewest_left(view, table, pub, a, n, True) == out, t
+        outs += out >= 0
+    assert outs >= 3, outs
