@@ -1,16 +1,15 @@
 """smart's play-outs (``sim.loba.playout``) against the plain forms they replace: playing every
 option out with ``option_out_from`` (no meld search once none can be, none at all for a hand
 without a new meld) leaves the same hand and table as ``greedy.option_out`` (a full search
-every step), and smart's ``fewest_left`` picks the option of its plain form and of
-``greedy.going_out``, on random hands (jokers, duplicate cards) and tables under the rule
-variants of ``test_largest_meld.py``."""
+every step), and smart's ``fewest_left`` picks the option of its plain form, on random hands
+(jokers, duplicate cards) and tables under the rule variants of ``test_largest_meld.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sim.loba.greedy import going_out, option_out
+from sim.loba.greedy import option_out
 from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from sim.loba.moves import (
     gen_layoffs,
@@ -120,11 +119,18 @@ def _fewest_left_plain(hand, melds, nm, R, melded, acts, n):
     return best
 
 
+def _out_after(hand, melds, nm, R, melded, act):
+    h = np.zeros(HAND_W, dtype=np.int8)
+    ms = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    return (
+        option_out(hand, melds, nm, R, melded, 1, act, h, ms, np.zeros((1, A.SIZE), np.int16)) <= 1
+    )
+
+
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
 @pytest.mark.parametrize("over", range(len(RULES)))
-def test_fewest_left_is_the_plain_form_and_going_out(preset, over):
-    """smart's fewest_left (both modes) on views: the option of the plain form above, and
-    ``greedy.going_out``'s option when it goes out (else -1)."""
+def test_fewest_left_is_the_plain_form(preset, over):
+    """smart's fewest_left on views: the option of the plain form above."""
     rules = make_rules(preset, **RULES[over])
     R = rules.to_array()
     rng = np.random.default_rng(5 * over + len(preset))
@@ -132,7 +138,7 @@ def test_fewest_left_is_the_plain_form_and_going_out(preset, over):
     melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
     pub = np.zeros(PUB.SIZE, dtype=np.int32)
     pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
-    outs = 0
+    outs = 0  # decisions whose option goes out
     for t in range(200):
         hand = _hand(rng, rules.decks, 16 if t % 2 else 7)  # (small hands go out more often)
         nm = _table(rng, rules.decks, melds)
@@ -150,8 +156,6 @@ def test_fewest_left_is_the_plain_form_and_going_out(preset, over):
             continue
         view, table, a = hand[:N_IDS], melds[:nm], acts[:n]
         want = _fewest_left_plain(view, melds, nm, R, melded, acts, n)
-        assert fewest_left(view, table, pub, a, n, False) == want, t
-        out = going_out(view, table, pub, a, n, -1)[0]
-        assert fewest_left(view, table, pub, a, n, True) == out, t
-        outs += out >= 0
+        assert fewest_left(view, table, pub, a, n) == want, t
+        outs += want >= 0 and _out_after(view, melds, nm, R, melded, acts[want])
     assert outs >= 3, outs

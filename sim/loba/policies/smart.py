@@ -28,6 +28,7 @@ from ..greedy import (
     _N_RULES,
     best_play,
     cards_covered,
+    going_out,
     loose_cards,
     may_go_out,
 )
@@ -70,26 +71,24 @@ def loose_in_hand(hand, melds, pub):
 
 
 @kernel(readonly=("hand", "melds", "pub", "acts"))
-def fewest_left(hand, melds, pub, acts, n, out):
+def fewest_left(hand, melds, pub, acts, n):
     """The option after which playing largest-first leaves the fewest cards in hand, then the
     fewest penalty points ([A3]); ties: greedy's order (largest meld, high end). Going out, when
-    some ordering does, leaves the fewest cards of all. ``out``: the option after which it
-    leaves the fewest cards, ties in greedy's order, when that goes out this turn (at most one
-    card left, to discard), else -1: ``greedy.going_out``'s option (``must`` -1). (Its scratch
-    is on its own stack, :func:`~sim.stack.stack_array`; the work is done in
-    :func:`fewest_left_on`; the play-outs need one option row and search for a new meld only
-    where one can be, :mod:`sim.loba.playout`.)"""
+    some ordering does, leaves the fewest cards of all. (Its scratch is on its own stack,
+    :func:`~sim.stack.stack_array`; the work is done in :func:`fewest_left_on`; the play-outs
+    need one option row and search for a new meld only where one can be,
+    :mod:`sim.loba.playout`.)"""
     R = rules_into(pub, stack_array(_N_RULES, 0, np.int64))
     h = stack_array(HAND_W, 0, np.int8)
     for c in range(N_IDS, HAND_W):  # (the padding read eight counts at a time: zeros)
         h[c] = 0
     opts = stack_array(1, _A_SIZE, np.int16)
     ms = stack_array(MAX_MELDS, _M_SIZE, np.int16)
-    return fewest_left_on(hand, melds, pub, acts, n, out, R, h, opts, ms)
+    return fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms)
 
 
 @kernel(readonly=("hand", "melds", "pub", "acts"))
-def fewest_left_on(hand, melds, pub, acts, n, out, R, h, opts, ms):
+def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
     """:func:`fewest_left` on its scratch (``h``, ``opts``, ``ms``)."""
     nm = pub[PUB.NMELDS]
     seat = pub[PUB.SEAT]
@@ -104,24 +103,17 @@ def fewest_left_on(hand, melds, pub, acts, n, out, R, h, opts, ms):
     if not meldable:  # (the options may leave some out: a taken discard's, [A12])
         meldable = largest_new_meld(hand, hn, R, row)
     best = -1
-    best_left = hn + 1
     best_key = np.int64(1) << 62
     for i in range(n):
         g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         if best_key <= 0 and -g >= best_key:
             continue  # the best goes out (key -g): only a larger meld that goes out beats it
         left = option_out_from(hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, row, meldable)
-        if out:  # going_out's order: the fewest cards left, then the largest meld
-            key = np.int64(left) * 10000 - g
-        else:
-            points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
-            key = (np.int64(left) * 100000 + points) * 10000 - g
+        points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
+        key = (np.int64(left) * 100000 + points) * 10000 - g
         if key < best_key:
             best_key = key
             best = i
-            best_left = left
-    if out and best_left > 1:
-        return -1
     return best
 
 
@@ -155,12 +147,12 @@ def smart_next(hand, melds, pub, params, acts, n):
     if pub[PUB.TAKEN] < 0 and smart_holding(pub, params):
         if loose_cards(hand, cards_covered(acts, n)) <= params[S_REACH]:
             if may_go_out(hand, melds, pub, acts, n):
-                k = fewest_left(hand, melds, pub, acts, n, True)  # (greedy.going_out's)
+                k = going_out(hand, melds, pub, acts, n, -1)[0]
                 if k >= 0:
                     return k
             return -1
     if n >= 2:
-        return fewest_left(hand, melds, pub, acts, n, False)
+        return fewest_left(hand, melds, pub, acts, n)
     return best_play(acts, n)
 
 
