@@ -449,10 +449,6 @@ def careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight):
     d64 = int(danger * 64) if exact and feeds else 0
     s64 = int(safe * 64) if exact else 0
     k64 = int(keep * 64) if exact else 0
-    # a card's key is at most its points, rank and history terms (live help is never
-    # negative, nor, when keep + danger is not, the table term): a card whose bound does not
-    # beat the best key so far cannot be chosen, and its live help is not read
-    bound = exact and k64 + d64 >= 0
     best = 0
     key = -(1 << 40)
     for i in range(n):
@@ -462,11 +458,9 @@ def careful_pick(hand, melds, pile, pub, params, acts, n, hist, mem, weight):
         elif exact:
             r = rank_of(c)
             v = ace if r == 1 else min(r, 10)
-            k = w64 * v + r - 1 + ((ranks >> r) & 1) * s64
-            if bound and k <= key:
-                continue
-            k -= 256 * live_help_lanes(held_l, unseen_l, r, suit_of(c))
+            k = w64 * v - 256 * live_help_lanes(held_l, unseen_l, r, suit_of(c)) + c % 13
             k -= ((ext >> c) & 1) * (k64 + d64)
+            k += ((ranks >> r) & 1) * s64
         else:
             r = rank_of(c)
             v = ace if r == 1 else min(r, 10)
