@@ -1,15 +1,16 @@
 """smart's play-outs (``sim.loba.playout``) against the plain forms they replace: playing every
 option out with ``option_out_from`` (no meld search once none can be, none at all for a hand
 without a new meld) leaves the same hand and table as ``greedy.option_out`` (a full search
-every step), and smart's ``fewest_left`` picks the option of its plain form, on random hands
-(jokers, duplicate cards) and tables under the rule variants of ``test_largest_meld.py``."""
+every step), smart's ``fewest_left`` picks the option of its plain form and its going-out
+pre-test (``may_go_out_with``) answers as ``greedy.may_go_out``, on random hands (jokers,
+duplicate cards) and tables under the rule variants of ``test_largest_meld.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sim.loba.greedy import option_out
+from sim.loba.greedy import cards_covered, loose_cards, may_go_out, option_out
 from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from sim.loba.moves import (
     gen_layoffs,
@@ -19,7 +20,7 @@ from sim.loba.moves import (
     options_bound,
 )
 from sim.loba.playout import option_out_from
-from sim.loba.policies.smart import fewest_left
+from sim.loba.policies.smart import fewest_left, may_go_out_with
 from sim.loba.rules import RULE
 from sim.setup import make_rules
 
@@ -159,3 +160,32 @@ def test_fewest_left_is_the_plain_form(preset, over):
         assert fewest_left(view, table, pub, a, n) == want, t
         outs += want >= 0 and _out_after(view, melds, nm, R, melded, acts[want])
     assert outs >= 3, outs
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_may_go_out_with_is_may_go_out(preset, over):
+    """smart's going-out pre-test from the cover it already has is ``greedy.may_go_out``."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(9 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    yes = 0
+    for t in range(400):
+        hand = _hand(rng, rules.decks, 16 if t % 2 else 8)
+        nm = _table(rng, rules.decks, melds)
+        hn = int(hand[:N_IDS].sum())
+        pub[PUB.NMELDS] = nm
+        pub[PUB.MELDED] = int(rng.random() < 0.5)
+        n = gen_new_melds(hand, hn, R, acts, 0)
+        if R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
+            n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
+        view, table, a = hand[:N_IDS], melds[:nm], acts[:n]
+        cover = cards_covered(a, n)
+        want = may_go_out(view, table, pub, a, n)
+        assert may_go_out_with(view, table, pub, cover, loose_cards(view, cover)) == want, t
+        yes += want
+    assert 20 < yes < 380, yes

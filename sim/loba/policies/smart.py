@@ -22,6 +22,7 @@ import numpy as np
 from ...jit import kernel
 from ...policies.api import decision
 from ...stack import stack_array
+from ..cards import rank_of, suit_of
 from ..greedy import (
     _A_SIZE,
     _M_SIZE,
@@ -29,11 +30,18 @@ from ..greedy import (
     best_play,
     cards_covered,
     going_out,
+    held_ids,
     loose_cards,
-    may_go_out,
 )
-from ..layout import DRAW, HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, ST, A
-from ..moves import hand_value, largest_new_meld, layoff_cover, meld_cover, rules_into
+from ..layout import DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, ST, A, M
+from ..moves import (
+    bit_index,
+    hand_value,
+    largest_new_meld,
+    layoff_cover,
+    meld_cover,
+    rules_into,
+)
 from ..playout import option_out_from
 from ..rules import RULE
 from .careful import careful_pick
@@ -141,12 +149,43 @@ def smart_take(hand, melds, pile, pub, params, acts, n):
     return take if take_goes_out(hand, melds, pile, pub) else stock
 
 
+@kernel(readonly=("hand", "melds", "pub"))
+def may_go_out_with(hand, melds, pub, cover, loose):
+    """:func:`~sim.loba.greedy.may_go_out` of the options whose cards are ``cover``
+    (``greedy.cards_covered``), ``loose`` (``greedy.loose_cards`` of the hand outside it)
+    given: the same test without a second pass over the options."""
+    if loose <= 1:
+        return True
+    if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
+        return False  # the options already hold every lay-off
+    suits = 0
+    ranks = 0
+    for i in range(pub[PUB.NMELDS]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            ranks |= 1 << int(melds[i, M.KEY])
+        else:
+            suits |= 1 << int(melds[i, M.KEY])
+    left = 0
+    x = held_ids(hand) & ~cover & ((1 << JOKER) - 1)
+    while x:
+        low = x & -x
+        x ^= low
+        c = bit_index(low)
+        if not ((ranks >> rank_of(c)) & 1 or (suits >> suit_of(c)) & 1):
+            left += hand[c]
+    if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
+        left += hand[JOKER]
+    return left <= 1
+
+
 @kernel(readonly=("hand", "melds", "pub", "params", "acts"))
 def smart_next(hand, melds, pub, params, acts, n):
     """smart's play (below)."""
     if pub[PUB.TAKEN] < 0 and smart_holding(pub, params):
-        if loose_cards(hand, cards_covered(acts, n)) <= params[S_REACH]:
-            if may_go_out(hand, melds, pub, acts, n):
+        cover = cards_covered(acts, n)
+        loose = loose_cards(hand, cover)
+        if loose <= params[S_REACH]:
+            if may_go_out_with(hand, melds, pub, cover, loose):
                 k = going_out(hand, melds, pub, acts, n, -1)[0]
                 if k >= 0:
                     return k
