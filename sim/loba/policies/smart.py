@@ -90,7 +90,7 @@ def fewest_left(hand, melds, pub, acts, n):
     h = stack_array(HAND_W, 0, np.int8)
     for c in range(N_IDS, HAND_W):  # (the padding read eight counts at a time: zeros)
         h[c] = 0
-    opts = stack_array(2, _A_SIZE, np.int16)
+    opts = stack_array(1, _A_SIZE, np.int16)
     ms = stack_array(MAX_MELDS, _M_SIZE, np.int16)
     return fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms)
 
@@ -104,19 +104,19 @@ def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
     hn = 0
     for c in range(N_IDS):
         hn += int(hand[c])
-        h[c] = hand[c]
     row = opts[0]
-    top = opts[1]  # the hand's largest new meld, if it holds one (else no play-out searches)
-    meldable = largest_new_meld(h, hn, R, top)  # (h: the hand's counts eight at a time)
+    meldable = False  # does the hand hold a new meld (else no play-out searches for one)?
+    for i in range(n):
+        meldable |= acts[i, A.TYPE] == PLAY.MELD
+    if not meldable:  # (the options may leave some out: a taken discard's, [A12])
+        meldable = largest_new_meld(hand, hn, R, row)
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
         g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         if best_key <= 0 and -g >= best_key:
             continue  # the best goes out (key -g): only a larger meld that goes out beats it
-        left = option_out_from(
-            hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, row, meldable, top
-        )
+        left = option_out_from(hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, row, meldable)
         points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
         key = (np.int64(left) * 100000 + points) * 10000 - g
         if key < best_key:
