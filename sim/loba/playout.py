@@ -6,7 +6,7 @@ it ([A15]-[A18]: a meld of the smaller hand is one of the larger; under
 ``go_out_needs_discard`` its size limit only falls as well). So once the search finds no meld
 a play-out looks at lay-offs only, and ``fewest_left`` (:mod:`sim.loba.policies.smart`) asks
 once per decision whether its hand holds a new meld at all (:func:`option_out_from`): when it
-holds none, no play-out searches for one. ``tests/loba/test_playout_groups.py`` checks the
+holds none, no play-out searches for one. ``tests/loba/test_playout.py`` checks the
 play-outs against greedy's.
 """
 
