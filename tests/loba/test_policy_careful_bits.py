@@ -10,8 +10,9 @@ import pytest
 
 from sim.loba.cards import rank_of, suit_of
 from sim.loba.greedy import lanes_of
-from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PUB, M
+from sim.loba.layout import HAND_W, HT, JOKER, MAX_MELDS, MELD, N_IDS, PUB, ST, A, H, M
 from sim.loba.policies import careful as C
+from sim.loba.rules import RULE
 from sim.setup import make_rules
 
 
@@ -59,3 +60,73 @@ def test_the_bit_form_gives_the_plain_forms_numbers(decks, pierna):
             if hand[c] > 0:
                 want = C.live_help(c, hand, pub, v1, v2, v3)
                 assert C.live_help_lanes(held, unseen, rank_of(c), suit_of(c)) == want, c
+
+
+def plain_pick(hand, melds, pile, pub, params, acts, n, ranks, weight):
+    """careful's discard from its plain forms, in floats: the key of every option (the
+    reference for ``careful_pick``, which reads the masks and skips a card whose bound cannot
+    beat the best so far)."""
+    v1, v2, v3 = C.known_copies(hand, melds, pile)
+    feeds = C.may_take_to_lay_off(melds, pub, C.next_active_seat(pub))
+    ace = pub[PUB.RULES + RULE.ACE_VALUE]
+    best, key = 0, -(1 << 40)
+    for i in range(n):
+        c = int(acts[i, 0])
+        if c == JOKER:
+            k = -1000 * 64
+        else:
+            r = rank_of(c)
+            v = ace if r == 1 else min(r, 10)
+            cost = weight * v - 4 * C.live_help(c, hand, pub, v1, v2, v3)
+            cost = C.careful_terms(cost, c, melds, pub, feeds, ranks, *params[:3])
+            k = int(cost * 64) + c % 13
+        if k > key:
+            best, key = i, k
+    return best
+
+
+@pytest.mark.parametrize("decks", [1, 2, 3])
+@pytest.mark.parametrize("pierna", ["exactly_three", "not_all_four"])
+def test_careful_pick_is_the_plain_key(decks, pierna):
+    """careful_pick (integer key in 64ths, cards that cannot win skipped; or floats) picks the
+    option of the plain float key, under careful's and smart's weights and others (a negative
+    keep: nothing skipped; weights not in 64ths: the float path)."""
+    rng = np.random.default_rng(decks * 7 + len(pierna))
+    weights = [
+        ((6.0, 2.0, 6.0), 1.0),
+        ((6.0, 2.0, 6.0), 3.0),
+        ((1.5, -2.0, 0.25), 1.0),
+        ((6.0, 2.0, -9.0), 1.0),
+        ((0.3, 2.0, 6.0), 1.1),
+        ((0.0, 0.0, 0.0), 0.5),
+    ]
+    skipped = 0
+    for t in range(300):
+        hand, melds, pile, pub = random_view(rng, decks, pierna)
+        pub = pub.copy()
+        pub[PUB.NP] = 4
+        pub[PUB.SEAT] = 0
+        pub[PUB.STATUS : PUB.STATUS + 4] = ST.ACTIVE
+        held = [c for c in range(JOKER) if hand[c] > 0]
+        acts = np.zeros((len(held) + 1, A.SIZE), dtype=np.int16)
+        acts[: len(held), 0] = held
+        n = len(held)
+        if hand[JOKER] > 0 or rng.random() < 0.2:
+            acts[n, 0] = JOKER
+            n += 1
+        if n < 2:
+            continue
+        hist = np.zeros((int(rng.integers(0, 6)), H.SIZE), dtype=np.int16)
+        hist[:, H.TYPE] = HT.DISCARD
+        hist[:, H.SEAT] = 1  # the next player's discards: their ranks are safe
+        hist[:, H.CARD] = rng.integers(0, JOKER, len(hist))
+        ranks = 0
+        for c in hist[:, H.CARD]:
+            ranks |= 1 << rank_of(int(c))
+        for params, weight in weights:
+            p = np.array([*params, 3.0, 6.0, 3.0, 2.0, 2.0])
+            mem = np.zeros(8)
+            k = C.careful_pick(hand, melds, pile, pub, p, acts, n, hist, mem, weight)
+            assert k == plain_pick(hand, melds, pile, pub, p, acts, n, ranks, weight), (t, params)
+        skipped += n > 3
+    assert skipped > 100

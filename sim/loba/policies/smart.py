@@ -22,6 +22,7 @@ import numpy as np
 from ...jit import kernel
 from ...policies.api import decision
 from ...stack import stack_array
+from ..cards import rank_of, suit_of
 from ..greedy import (
     _A_SIZE,
     _M_SIZE,
@@ -29,12 +30,19 @@ from ..greedy import (
     best_play,
     cards_covered,
     going_out,
+    held_ids,
     loose_cards,
-    may_go_out,
-    option_out,
 )
-from ..layout import DRAW, HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, ST, A
-from ..moves import hand_value, layoff_cover, meld_cover, rules_into
+from ..layout import DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, ST, A, M
+from ..moves import (
+    bit_index,
+    hand_value,
+    largest_new_meld,
+    layoff_cover,
+    meld_cover,
+    rules_into,
+)
+from ..playout import option_out_from
 from ..rules import RULE
 from .careful import careful_pick
 from .hold import take_goes_out
@@ -76,7 +84,8 @@ def fewest_left(hand, melds, pub, acts, n):
     fewest penalty points ([A3]); ties: greedy's order (largest meld, high end). Going out, when
     some ordering does, leaves the fewest cards of all. (Its scratch is on its own stack,
     :func:`~sim.stack.stack_array`; the work is done in :func:`fewest_left_on`; the play-outs
-    need one option row, :func:`~sim.loba.greedy.play_out`.)"""
+    need one option row and search for a new meld only where one can be,
+    :mod:`sim.loba.playout`.)"""
     R = rules_into(pub, stack_array(_N_RULES, 0, np.int64))
     h = stack_array(HAND_W, 0, np.int8)
     for c in range(N_IDS, HAND_W):  # (the padding read eight counts at a time: zeros)
@@ -92,13 +101,22 @@ def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
     nm = pub[PUB.NMELDS]
     seat = pub[PUB.SEAT]
     melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
+    hn = 0
+    for c in range(N_IDS):
+        hn += int(hand[c])
+    row = opts[0]
+    meldable = False  # does the hand hold a new meld (else no play-out searches for one)?
+    for i in range(n):
+        meldable |= acts[i, A.TYPE] == PLAY.MELD
+    if not meldable:  # (the options may leave some out: a taken discard's, [A12])
+        meldable = largest_new_meld(hand, hn, R, row)
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
         g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         if best_key <= 0 and -g >= best_key:
             continue  # the best goes out (key -g): only a larger meld that goes out beats it
-        left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
+        left = option_out_from(hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, row, meldable)
         points = hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE])
         key = (np.int64(left) * 100000 + points) * 10000 - g
         if key < best_key:
@@ -131,12 +149,43 @@ def smart_take(hand, melds, pile, pub, params, acts, n):
     return take if take_goes_out(hand, melds, pile, pub) else stock
 
 
+@kernel(readonly=("hand", "melds", "pub"))
+def may_go_out_with(hand, melds, pub, cover, loose):
+    """:func:`~sim.loba.greedy.may_go_out` of the options whose cards are ``cover``
+    (``greedy.cards_covered``), ``loose`` (``greedy.loose_cards`` of the hand outside it)
+    given: the same test without a second pass over the options."""
+    if loose <= 1:
+        return True
+    if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
+        return False  # the options already hold every lay-off
+    suits = 0
+    ranks = 0
+    for i in range(pub[PUB.NMELDS]):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            ranks |= 1 << int(melds[i, M.KEY])
+        else:
+            suits |= 1 << int(melds[i, M.KEY])
+    left = 0
+    x = held_ids(hand) & ~cover & ((1 << JOKER) - 1)
+    while x:
+        low = x & -x
+        x ^= low
+        c = bit_index(low)
+        if not ((ranks >> rank_of(c)) & 1 or (suits >> suit_of(c)) & 1):
+            left += hand[c]
+    if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
+        left += hand[JOKER]
+    return left <= 1
+
+
 @kernel(readonly=("hand", "melds", "pub", "params", "acts"))
 def smart_next(hand, melds, pub, params, acts, n):
     """smart's play (below)."""
     if pub[PUB.TAKEN] < 0 and smart_holding(pub, params):
-        if loose_cards(hand, cards_covered(acts, n)) <= params[S_REACH]:
-            if may_go_out(hand, melds, pub, acts, n):
+        cover = cards_covered(acts, n)
+        loose = loose_cards(hand, cover)
+        if loose <= params[S_REACH]:
+            if may_go_out_with(hand, melds, pub, cover, loose):
                 k = going_out(hand, melds, pub, acts, n, -1)[0]
                 if k >= 0:
                     return k

@@ -1,0 +1,191 @@
+"""smart's play-outs (``sim.loba.playout``) against the plain forms they replace: playing every
+option out with ``option_out_from`` (no meld search once none can be, none at all for a hand
+without a new meld) leaves the same hand and table as ``greedy.option_out`` (a full search
+every step), smart's ``fewest_left`` picks the option of its plain form and its going-out
+pre-test (``may_go_out_with``) answers as ``greedy.may_go_out``, on random hands (jokers,
+duplicate cards) and tables under the rule variants of ``test_largest_meld.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.loba.greedy import cards_covered, loose_cards, may_go_out, option_out
+from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
+from sim.loba.moves import (
+    gen_layoffs,
+    gen_new_melds,
+    hand_value,
+    largest_new_meld,
+    options_bound,
+)
+from sim.loba.playout import option_out_from
+from sim.loba.policies.smart import fewest_left, may_go_out_with
+from sim.loba.rules import RULE
+from sim.setup import make_rules
+
+RULES = [  # (test_largest_meld.py's variants)
+    {},
+    {"decks": 1, "jokers": 2, "pierna_suits": "not_all_four"},
+    {"decks": 3, "jokers": 8, "jokers_per_escalera": 4, "pierna_suits": "not_all_four"},
+    {"decks": 2, "jokers_per_escalera": 2, "escalera_min": 4, "go_out_needs_discard": True},
+    {"decks": 3, "jokers_per_escalera": 0, "escalera_min": 5},
+    {"decks": 2, "jokers_per_escalera": 3, "escalera_min": 3, "pierna_suits": "not_all_four"},
+]
+
+
+def _hand(rng, decks, most):
+    hand = np.zeros(HAND_W, dtype=np.int8)
+    suits = rng.integers(1, 5)
+    for _ in range(rng.integers(1, most)):
+        c = int(rng.integers(0, 13 * suits)) if rng.random() < 0.88 else JOKER
+        hand[c] = min(hand[c] + 1, decks if c != JOKER else 8)
+    return hand
+
+
+def _table(rng, decks, melds):
+    melds[:] = 0
+    nm = int(rng.integers(0, 10))
+    for i in range(nm):
+        if rng.random() < 0.4:
+            melds[i, M.KIND] = MELD.PIERNA
+            melds[i, M.KEY] = rng.integers(1, 14)
+            melds[i, M.C0 : M.C0 + 4] = rng.integers(0, decks + 1, 4)
+        else:
+            melds[i, M.KIND] = MELD.ESCALERA
+            melds[i, M.KEY] = rng.integers(0, 4)
+            lo = int(rng.integers(1, 13))
+            hi = min(14, lo + int(rng.integers(2, 13)))
+            melds[i, M.LO], melds[i, M.HI] = lo, hi
+            w = (2 << hi) - (1 << lo)
+            jm = int(rng.integers(0, 1 << 15)) & int(rng.integers(0, 1 << 15))
+            melds[i, M.JMASK] = w & jm
+        melds[i, M.OWNER] = rng.integers(0, 4)
+    return nm
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_option_out_from_is_option_out(preset, over):
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(17 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    h1 = np.zeros(HAND_W, dtype=np.int8)
+    h2 = np.zeros(HAND_W, dtype=np.int8)
+    ms1 = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    ms2 = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    opts = np.zeros((1, A.SIZE), dtype=np.int16)
+    row = np.zeros(A.SIZE, dtype=np.int16)
+    plays = deep = nomeld = 0
+    for t in range(300):
+        hand = _hand(rng, rules.decks, 16)
+        nm = _table(rng, rules.decks, melds)
+        hn = int(hand[:N_IDS].sum())
+        melded = bool(rng.random() < 0.7)
+        n = gen_new_melds(hand, hn, R, acts, 0)
+        n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
+        view = hand[:N_IDS]
+        meldable = largest_new_meld(view, hn, R, row)
+        nomeld += not meldable
+        for i in range(n):
+            ms1[:] = 0
+            ms2[:] = 0
+            left1 = option_out(view, melds, nm, R, melded, 1, acts[i], h1, ms1, opts)
+            left2 = option_out_from(
+                view, hn, melds, nm, R, melded, 1, acts[i], h2, ms2, row, meldable
+            )
+            assert left1 == left2, (t, i)
+            assert np.array_equal(h1[:N_IDS], h2[:N_IDS]), (t, i)
+            assert np.array_equal(ms1, ms2), (t, i)
+            plays += 1
+            deep += hn - int(acts[i, A.N]) - left1 >= 2
+    assert plays > 300 and deep > 30 and nomeld > 20, (plays, deep, nomeld)
+
+
+def _fewest_left_plain(hand, melds, nm, R, melded, acts, n):
+    """smart's fewest_left as it was: every option played out by greedy.option_out."""
+    h = np.zeros(HAND_W, dtype=np.int8)
+    ms = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    opts = np.zeros((1, A.SIZE), dtype=np.int16)
+    best, best_key = -1, 1 << 62
+    for i in range(n):
+        g = int(acts[i, A.N]) * 100 + int(acts[i, A.HI]) if acts[i, A.TYPE] == PLAY.MELD else 0
+        left = option_out(hand, melds, nm, R, melded, 1, acts[i], h, ms, opts)
+        key = int(left) * 100000 + int(hand_value(h, R[RULE.ACE_VALUE], R[RULE.JOKER_VALUE]))
+        key = key * 10000 - g
+        if key < best_key:
+            best, best_key = i, key
+    return best
+
+
+def _out_after(hand, melds, nm, R, melded, act):
+    h = np.zeros(HAND_W, dtype=np.int8)
+    ms = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    return (
+        option_out(hand, melds, nm, R, melded, 1, act, h, ms, np.zeros((1, A.SIZE), np.int16)) <= 1
+    )
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_fewest_left_is_the_plain_form(preset, over):
+    """smart's fewest_left on views: the option of the plain form above."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(5 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    outs = 0  # decisions whose option goes out
+    for t in range(200):
+        hand = _hand(rng, rules.decks, 16 if t % 2 else 7)  # (small hands go out more often)
+        nm = _table(rng, rules.decks, melds)
+        hn = int(hand[:N_IDS].sum())
+        pub[PUB.SEAT] = 1
+        pub[PUB.NMELDS] = nm
+        pub[PUB.MELDED] = int(rng.random() < 0.7)
+        melded = R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
+        n = gen_new_melds(hand, hn, R, acts, 0)
+        if melded:
+            n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
+        if rng.random() < 0.3 and n > 2:  # a part of the list (a taken discard's options)
+            n = int(rng.integers(1, n))
+        if n == 0:
+            continue
+        view, table, a = hand[:N_IDS], melds[:nm], acts[:n]
+        want = _fewest_left_plain(view, melds, nm, R, melded, acts, n)
+        assert fewest_left(view, table, pub, a, n) == want, t
+        outs += want >= 0 and _out_after(view, melds, nm, R, melded, acts[want])
+    assert outs >= 3, outs
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_may_go_out_with_is_may_go_out(preset, over):
+    """smart's going-out pre-test from the cover it already has is ``greedy.may_go_out``."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(9 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    yes = 0
+    for t in range(400):
+        hand = _hand(rng, rules.decks, 16 if t % 2 else 8)
+        nm = _table(rng, rules.decks, melds)
+        hn = int(hand[:N_IDS].sum())
+        pub[PUB.NMELDS] = nm
+        pub[PUB.MELDED] = int(rng.random() < 0.5)
+        n = gen_new_melds(hand, hn, R, acts, 0)
+        if R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
+            n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
+        view, table, a = hand[:N_IDS], melds[:nm], acts[:n]
+        cover = cards_covered(a, n)
+        want = may_go_out(view, table, pub, a, n)
+        assert may_go_out_with(view, table, pub, cover, loose_cards(view, cover)) == want, t
+        yes += want
+    assert 20 < yes < 380, yes
