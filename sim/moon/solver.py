@@ -50,7 +50,8 @@ import numpy as np
 from ..jit import jit, kernel
 from .layout import DOUBLES, MAX_SEATS, MOON_BID, N_CONTRACTS, N_TILES, N_TRICKS, NO_TRUMP
 from .tiles import HI, LO
-from .tricks import bit, led_suit, legal_mask, play_key, trick_winner
+from .tricks import KEY, LED_OF, bit, legal_mask, low_index, trick_winner
+from .tricks import popcount as _popcount
 
 TT_BITS = 16  # transposition table entries: 2**TT_BITS (1 MiB of keys and values)
 MAX_PLY = 3 * N_TRICKS + 3  # plies of one search, with room for a root's own
@@ -99,10 +100,6 @@ ORDER = np.array([sorted(range(N_TILES), key=lambda t: -POWER[c, t]) for c in ra
 # RANKPOS[c, t]: the place of tile t in ORDER[c]; TRUMP_LEN[c]: the trumps (ORDER[c]'s first)
 RANKPOS = np.argsort(ORDER, axis=1).astype(np.int64)
 TRUMP_LEN = (POWER >= 100).sum(axis=1).astype(np.int64)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_POS = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DEBRUIJN_POS[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
 
 
 # ---------------------------------------------------------------- work arrays
@@ -132,20 +129,8 @@ def next_generation(ws):
 # ---------------------------------------------------------------- helpers
 
 
-@kernel
-def popcount(x):
-    n = 0
-    while x != 0:
-        x &= x - 1
-        n += 1
-    return np.int64(n)
-
-
-@kernel
-def lowest_tile(x):
-    """The id of the lowest set bit of ``x`` (> 0), by a de Bruijn multiplication."""
-    b = np.uint64(x & -x)
-    return _DEBRUIJN_POS[(b * _DEBRUIJN) >> np.uint64(58)]
+popcount = _popcount  # set bits of a non-negative int64
+lowest_tile = low_index  # the id of the lowest set bit of ``x`` (> 0)
 
 
 @kernel
@@ -180,7 +165,7 @@ def _gen_moves(ws, ply, legal, inplay, c, first, top_key, led, low_first, leadin
             k = p if t != first else -1
         elif low_first:
             k = -p
-        elif play_key(t, led, c) > top_key:
+        elif KEY[c, led, t] > top_key:
             k = -p - 100
         else:
             k = -p
@@ -311,11 +296,11 @@ def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
         return best
     seat = (leader + pos) % MAX_SEATS
     legal = legal_mask(h[seat], t0, c)
-    led = led_suit(t0, c)
-    top = play_key(t0, led, c)
+    led = LED_OF[c, t0]
+    top = KEY[c, led, t0]
     win = 0
     if pos == 2:
-        k1 = play_key(t1, led, c)
+        k1 = KEY[c, led, t1]
         if k1 > top:
             top = k1
             win = 1
