@@ -21,7 +21,8 @@ Search (:func:`search`): fail-soft alpha-beta over single plays, three plies a t
   moves on whenever the deal, the contract or the bidder changes (:func:`next_generation`);
   nothing has to be cleared between solves. An entry holds a lower and an upper bound of the
   value and the best lead found;
-* move ordering: the table's best lead first, then leads from the strongest tile down; a
+* move ordering: the table's best lead first, then the leads that no other seat's tile of
+  their suit beats, the trumps, the rest (each from the strongest tile down); a
   follower tries the tiles that win the trick so far (the cheapest first) and then the rest
   from the cheapest up, except that a defender whose partner already holds the trick plays
   low first;
@@ -102,6 +103,25 @@ RANKPOS = np.argsort(ORDER, axis=1).astype(np.int64)
 TRUMP_LEN = (POWER >= 100).sum(axis=1).astype(np.int64)
 
 
+def _above_table() -> np.ndarray:
+    """ABOVE[c, t]: the tiles that beat tile t, not a trump, when it is led under contract c
+    ([B8]: the other tiles of the suit it calls that rank above it; trumps left out); 0 for a
+    trump."""
+    out = np.zeros((N_CONTRACTS, N_TILES), dtype=np.int64)
+    for c in range(N_CONTRACTS):
+        for t in range(N_TILES):
+            if POWER[c, t] >= 100:
+                continue
+            led = LED_OF[c, t]
+            for u in range(N_TILES):
+                if POWER[c, u] < 100 and KEY[c, led, u] > KEY[c, led, t]:
+                    out[c, t] |= 1 << u
+    return out
+
+
+ABOVE = _above_table()
+
+
 # ---------------------------------------------------------------- work arrays
 
 
@@ -142,7 +162,9 @@ def _slot(key, mask):
 def _gen_moves(ws, ply, legal, inplay, c, first, top_key, led, low_first, leading):
     """The moves of ``legal`` into ``ws.moves[ply]``, best guess first; returns how many.
 
-    Leading: ``first`` (the table's best lead, if legal), then from the strongest tile down.
+    Leading: ``first`` (the table's best lead, if legal), then the tiles no other seat's tile
+    of the suit they call can beat (trumps aside), then the trumps, then the rest, each group
+    from the strongest down.
     Following: with ``low_first`` (the partner holds the trick) from the cheapest up; else the
     tiles that beat ``top_key`` (the trick's best so far, [B8]) cheapest first, then the rest
     cheapest first. A trump is left out when the next higher trump still in play (``inplay``:
@@ -162,7 +184,14 @@ def _gen_moves(ws, ply, legal, inplay, c, first, top_key, led, low_first, leadin
             if j >= 0 and (legal >> ORDER[c, j]) & 1:
                 continue
         if leading:
-            k = p if t != first else -1
+            if t == first:
+                k = -200
+            elif p < TRUMP_LEN[c]:
+                k = p
+            elif ABOVE[c, t] & inplay & ~legal == 0:
+                k = p - 100
+            else:
+                k = p + 100
         elif low_first:
             k = -p
         elif KEY[c, led, t] > top_key:
