@@ -120,6 +120,14 @@ def _above_table() -> np.ndarray:
 
 
 ABOVE = _above_table()
+# TRUMPS[c]: the trumps under contract c; BEATS[c, t]: the tiles that beat t when it is led,
+# but for trumps on a lead not of trumps (ABOVE, or for a trump the trumps above it)
+TRUMPS = np.array([sum(1 << int(t) for t in ORDER[c, : (POWER[c] >= 100).sum()]) for c in
+                   range(N_CONTRACTS)], dtype=np.int64)  # fmt: skip
+BEATS = ABOVE.copy()
+for _c in range(N_CONTRACTS):
+    for _j in range(int((POWER[_c] >= 100).sum())):
+        BEATS[_c, ORDER[_c, _j]] = sum(1 << int(u) for u in ORDER[_c, :_j])
 
 
 # ---------------------------------------------------------------- work arrays
@@ -279,6 +287,24 @@ def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
         kd = kd1 if kd1 > kd2 else kd2
         if r - kd < hi:
             hi = r - kd
+        # while the other side holds no trump, the leader cashes every tile of its that no
+        # other seat's tile beats when led, keeping the lead (a partner void in the suit
+        # discards)
+        opp = h[bidder] if leader != bidder else h[d1] | h[(bidder + 2) % MAX_SEATS]
+        if opp & TRUMPS[c] == 0:
+            others = (h[0] | h[1] | h[2]) & ~h[leader]
+            x = h[leader]
+            k = 0
+            while x != 0:
+                t = lowest_tile(x)
+                x &= x - 1
+                if BEATS[c, t] & others == 0:
+                    k += 1
+            if leader == bidder:
+                if k > lo:
+                    lo = np.int64(k)
+            elif r - k < hi:
+                hi = r - k
         if lo >= beta or lo == hi:  # (the bounds 0..r hold without an entry as well)
             return lo
         if hi <= alpha:
