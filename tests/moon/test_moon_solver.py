@@ -111,6 +111,38 @@ def test_b6_b7_b8_solver_equals_minimax_on_endings(contract, tricks, deals):
         done += 1
 
 
+@pytest.mark.parametrize("tricks", [3, 4])
+def test_b6_b8_sure_tricks_against_a_side_without_trumps_equal_minimax(tricks):
+    """The solver's bound for a leader whose opponents hold no trump (it cashes every tile no
+    other seat's tile beats, keeping the lead): on endings at a trick boundary where the other
+    side is trumpless and the leader holds such tiles, bidder or defender leading, every
+    contract, the value and the value of every lead equal the oracle's."""
+    from sim.moon.solver import BEATS, TRUMPS
+
+    rng = np.random.default_rng(77 + tricks)
+    seen = {True: 0, False: 0}
+    while min(seen.values()) < 25:
+        c = int(rng.integers(N_CONTRACTS))
+        tiles = [int(t) for t in rng.permutation(N_TILES)[: MAX_SEATS * tricks]]
+        hands = [sorted(tiles[q * tricks : (q + 1) * tricks]) for q in range(MAX_SEATS)]
+        bidder = int(rng.integers(MAX_SEATS))
+        leader = int(rng.integers(MAX_SEATS))
+        opp = [q for q in range(MAX_SEATS) if (q == bidder) != (leader == bidder)]
+        if any(int(TRUMPS[c]) >> t & 1 for q in opp for t in hands[q]):
+            continue
+        others = {t for q in range(MAX_SEATS) if q != leader for t in hands[q]}
+        sure = [t for t in hands[leader] if not any(int(BEATS[c, t]) >> u & 1 for u in others)]
+        if not sure or seen[leader == bidder] >= 25:
+            continue
+        name = TRUMP_NAMES[c]
+        assert solve_hands(hands, c, bidder, leader)[0] == oracle(hands, name, bidder, leader)
+        for t, val in move_values(hands, c, bidder, leader).items():
+            nh = [list(h) for h in hands]
+            nh[leader].remove(t)
+            assert val == oracle(nh, name, bidder, leader, [t]), (hands, name, bidder, t)
+        seen[leader == bidder] += 1
+
+
 def play_line(hands, c, bidder, leader):
     """The solver's line of play from a trick boundary: each seat plays a tile whose value is
     the position's (its side's best). Returns the tricks' winners by the engine's
