@@ -31,8 +31,11 @@ Search (:func:`search`): fail-soft alpha-beta over single plays, three plies a t
 * bounds: a position with r tricks left is worth 0..r (also when the table has no entry);
   a trump above every trump the other side holds wins the trick it is played to (a trump
   beats any other tile, [B8], and every tile is played), so the bidder takes at least its
-  such trumps and at most r less the larger count of one defender's; the last trick is
-  counted, not searched;
+  such trumps and at most r less the larger count of one defender's; while the side not on
+  lead holds no trump, the leader's side takes at least the leader's tiles that no other
+  seat's tile beats when led (:data:`BEATS`): the leader cashes them one by one and keeps the
+  lead (a partner void in the suit discards rather than trumps); the last trick is counted,
+  not searched;
 * :func:`solve` finds the exact value by null-window searches (MTD(f)), each one a test
   "at least k?" that the table's bounds answer quickly the second time.
 
