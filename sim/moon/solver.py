@@ -31,11 +31,11 @@ Search (:func:`search`): fail-soft alpha-beta over single plays, three plies a t
 * bounds: a position with r tricks left is worth 0..r (also when the table has no entry);
   a trump above every trump the other side holds wins the trick it is played to (a trump
   beats any other tile, [B8], and every tile is played), so the bidder takes at least its
-  such trumps and at most r less the larger count of one defender's; while the side not on
-  lead holds no trump, the leader's side takes at least the leader's tiles that no other
-  seat's tile beats when led (:data:`BEATS`): the leader cashes them one by one and keeps the
-  lead (a partner void in the suit discards rather than trumps); the last trick is counted,
-  not searched;
+  such trumps and at most r less the larger count of one defender's; the leader's side
+  takes at least the leader's sure tricks (:func:`sure_tricks`: the tiles no other seat's
+  tile beats when led, cashed keeping the lead; all of them while the other side holds no
+  trump, else its top trumps and the tops of one suit that every opponent holding a trump
+  must follow); the last trick is counted, not searched;
 * :func:`solve` finds the exact value by null-window searches (MTD(f)), each one a test
   "at least k?" that the table's bounds answer quickly the second time.
 
@@ -54,7 +54,7 @@ import numpy as np
 from ..jit import jit, kernel
 from .layout import DOUBLES, MAX_SEATS, MOON_BID, N_CONTRACTS, N_TILES, N_TRICKS, NO_TRUMP
 from .tiles import HI, LO
-from .tricks import KEY, LED_OF, bit, legal_mask, low_index, trick_winner
+from .tricks import FOLLOW, KEY, LED_OF, bit, legal_mask, low_index, trick_winner
 from .tricks import popcount as _popcount
 
 TT_BITS = 16  # transposition table entries: 2**TT_BITS (1 MiB of keys and values)
@@ -127,6 +127,11 @@ ABOVE = _above_table()
 # but for trumps on a lead not of trumps (ABOVE, or for a trump the trumps above it)
 TRUMPS = np.array([sum(1 << int(t) for t in ORDER[c, : (POWER[c] >= 100).sum()]) for c in
                    range(N_CONTRACTS)], dtype=np.int64)  # fmt: skip
+# LEADS[c, t]: the tiles, not trumps, that call the suit tile t calls when led (0 for a trump)
+LEADS = np.array([[sum(1 << int(u) for u in range(N_TILES) if POWER[c, u] < 100 and
+                       LED_OF[c, u] == LED_OF[c, t]) if POWER[c, t] < 100 else 0
+                   for t in range(N_TILES)]
+                  for c in range(N_CONTRACTS)], dtype=np.int64)  # fmt: skip
 BEATS = ABOVE.copy()
 for _c in range(N_CONTRACTS):
     for _j in range(int((POWER[_c] >= 100).sum())):
@@ -224,6 +229,49 @@ def _gen_moves(ws, ply, legal, inplay, c, first, top_key, led, low_first, leadin
 
 
 @kernel
+def sure_tricks(h, c, bidder, leader):
+    """Tricks the leader's side is sure of from a trick boundary (``h``, ``c``, ``bidder``,
+    ``leader`` as :func:`search`), by the leader's "tops", the tiles of its that no other
+    seat's tile beats when led (:data:`BEATS`), cashed one by one keeping the lead (a partner
+    void in the suit discards rather than trumps): all of them while the other side holds no
+    trump; else its top trumps and the tops of one suit, as many as every opponent holding a
+    trump can follow (an opponent that must follow cannot trump)."""
+    others = (h[0] | h[1] | h[2]) & ~h[leader]
+    x = h[leader]
+    tops = 0
+    while x != 0:
+        t = lowest_tile(x)
+        x &= x - 1
+        if BEATS[c, t] & others == 0:
+            tops |= bit(t)
+    if tops == 0:
+        return np.int64(0)
+    if leader == bidder:
+        o1 = h[(bidder + 1) % MAX_SEATS]
+        o2 = h[(bidder + 2) % MAX_SEATS]
+    else:
+        o1 = h[bidder]
+        o2 = np.int64(0)
+    tr = TRUMPS[c]
+    if (o1 | o2) & tr == 0:
+        return popcount(tops)
+    ks = 0
+    y = tops & ~tr
+    while y != 0:
+        t = lowest_tile(y)
+        f = FOLLOW[c, LED_OF[c, t]]
+        y &= ~LEADS[c, t]
+        m = popcount(tops & LEADS[c, t])
+        if o1 & tr != 0 and popcount(o1 & f) < m:
+            m = popcount(o1 & f)
+        if o2 & tr != 0 and popcount(o2 & f) < m:
+            m = popcount(o2 & f)
+        if m > ks:
+            ks = m
+    return popcount(tops & tr) + ks
+
+
+@kernel
 def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
     """The bidder's tricks from the trick under way to the end, searched in the window
     (``alpha``, ``beta``), fail-soft: a result <= alpha is an upper bound, >= beta a lower
@@ -290,24 +338,17 @@ def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
         kd = kd1 if kd1 > kd2 else kd2
         if r - kd < hi:
             hi = r - kd
-        # while the other side holds no trump, the leader cashes every tile of its that no
-        # other seat's tile beats when led, keeping the lead (a partner void in the suit
-        # discards)
-        opp = h[bidder] if leader != bidder else h[d1] | h[(bidder + 2) % MAX_SEATS]
-        if opp & TRUMPS[c] == 0:
-            others = (h[0] | h[1] | h[2]) & ~h[leader]
-            x = h[leader]
-            k = 0
-            while x != 0:
-                t = lowest_tile(x)
-                x &= x - 1
-                if BEATS[c, t] & others == 0:
-                    k += 1
-            if leader == bidder:
-                if k > lo:
-                    lo = np.int64(k)
-            elif r - k < hi:
-                hi = r - k
+        if lo >= beta or lo == hi:
+            return lo
+        if hi <= alpha:
+            return hi
+        # the leader's sure tricks
+        k = sure_tricks(h, c, bidder, leader)
+        if leader == bidder:
+            if k > lo:
+                lo = k
+        elif r - k < hi:
+            hi = r - k
         if lo >= beta or lo == hi:  # (the bounds 0..r hold without an entry as well)
             return lo
         if hi <= alpha:
