@@ -21,7 +21,7 @@
 Tile "power" (:data:`POWER`), the ordering for "highest" / "lowest" / "cheapest": a trump is
 100 + its trump rank, any other tile 10 x high + low. Parameters live in :data:`POLICIES`'
 dicts (slot order); ``count`` has ``margin`` (default 0.5); ``pimc`` has ``samples`` (16),
-``budget`` (0: none), ``caution`` (-3) and ``selfish`` (1).
+``budget`` (0: none), ``caution`` (-3), ``selfish`` (1), ``batch`` (0: off) and ``cut`` (2).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ Search (:func:`search`): fail-soft alpha-beta over single plays, three plies a t
   moves on whenever the deal, the contract or the bidder changes (:func:`next_generation`);
   nothing has to be cleared between solves. An entry holds a lower and an upper bound of the
   value and the best lead found;
-* move ordering: the table's best lead first, then leads from the strongest tile down; a
+* move ordering: the table's best lead first, then the leads that no other seat's tile of
+  their suit beats, the trumps, the rest (each from the strongest tile down); a
   follower tries the tiles that win the trick so far (the cheapest first) and then the rest
   from the cheapest up, except that a defender whose partner already holds the trick plays
   low first;
@@ -30,8 +31,11 @@ Search (:func:`search`): fail-soft alpha-beta over single plays, three plies a t
 * bounds: a position with r tricks left is worth 0..r (also when the table has no entry);
   a trump above every trump the other side holds wins the trick it is played to (a trump
   beats any other tile, [B8], and every tile is played), so the bidder takes at least its
-  such trumps and at most r less the larger count of one defender's; the last trick is
-  counted, not searched;
+  such trumps and at most r less the larger count of one defender's; the leader's side
+  takes at least the leader's sure tricks (:func:`sure_tricks`: the tiles no other seat's
+  tile beats when led, cashed keeping the lead; all of them while the other side holds no
+  trump, else its top trumps and the tops of one suit that every opponent holding a trump
+  must follow); the last trick is counted, not searched;
 * :func:`solve` finds the exact value by null-window searches (MTD(f)), each one a test
   "at least k?" that the table's bounds answer quickly the second time.
 
@@ -50,7 +54,8 @@ import numpy as np
 from ..jit import jit, kernel
 from .layout import DOUBLES, MAX_SEATS, MOON_BID, N_CONTRACTS, N_TILES, N_TRICKS, NO_TRUMP
 from .tiles import HI, LO
-from .tricks import bit, led_suit, legal_mask, play_key, trick_winner
+from .tricks import FOLLOW, KEY, LED_OF, bit, legal_mask, low_index, trick_winner
+from .tricks import popcount as _popcount
 
 TT_BITS = 16  # transposition table entries: 2**TT_BITS (1 MiB of keys and values)
 MAX_PLY = 3 * N_TRICKS + 3  # plies of one search, with room for a root's own
@@ -99,10 +104,38 @@ ORDER = np.array([sorted(range(N_TILES), key=lambda t: -POWER[c, t]) for c in ra
 # RANKPOS[c, t]: the place of tile t in ORDER[c]; TRUMP_LEN[c]: the trumps (ORDER[c]'s first)
 RANKPOS = np.argsort(ORDER, axis=1).astype(np.int64)
 TRUMP_LEN = (POWER >= 100).sum(axis=1).astype(np.int64)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_POS = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DEBRUIJN_POS[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
+
+
+def _above_table() -> np.ndarray:
+    """ABOVE[c, t]: the tiles that beat tile t, not a trump, when it is led under contract c
+    ([B8]: the other tiles of the suit it calls that rank above it; trumps left out); 0 for a
+    trump."""
+    out = np.zeros((N_CONTRACTS, N_TILES), dtype=np.int64)
+    for c in range(N_CONTRACTS):
+        for t in range(N_TILES):
+            if POWER[c, t] >= 100:
+                continue
+            led = LED_OF[c, t]
+            for u in range(N_TILES):
+                if POWER[c, u] < 100 and KEY[c, led, u] > KEY[c, led, t]:
+                    out[c, t] |= 1 << u
+    return out
+
+
+ABOVE = _above_table()
+# TRUMPS[c]: the trumps under contract c; BEATS[c, t]: the tiles that beat t when it is led,
+# but for trumps on a lead not of trumps (ABOVE, or for a trump the trumps above it)
+TRUMPS = np.array([sum(1 << int(t) for t in ORDER[c, : (POWER[c] >= 100).sum()]) for c in
+                   range(N_CONTRACTS)], dtype=np.int64)  # fmt: skip
+# LEADS[c, t]: the tiles, not trumps, that call the suit tile t calls when led (0 for a trump)
+LEADS = np.array([[sum(1 << int(u) for u in range(N_TILES) if POWER[c, u] < 100 and
+                       LED_OF[c, u] == LED_OF[c, t]) if POWER[c, t] < 100 else 0
+                   for t in range(N_TILES)]
+                  for c in range(N_CONTRACTS)], dtype=np.int64)  # fmt: skip
+BEATS = ABOVE.copy()
+for _c in range(N_CONTRACTS):
+    for _j in range(int((POWER[_c] >= 100).sum())):
+        BEATS[_c, ORDER[_c, _j]] = sum(1 << int(u) for u in ORDER[_c, :_j])
 
 
 # ---------------------------------------------------------------- work arrays
@@ -132,20 +165,8 @@ def next_generation(ws):
 # ---------------------------------------------------------------- helpers
 
 
-@kernel
-def popcount(x):
-    n = 0
-    while x != 0:
-        x &= x - 1
-        n += 1
-    return np.int64(n)
-
-
-@kernel
-def lowest_tile(x):
-    """The id of the lowest set bit of ``x`` (> 0), by a de Bruijn multiplication."""
-    b = np.uint64(x & -x)
-    return _DEBRUIJN_POS[(b * _DEBRUIJN) >> np.uint64(58)]
+popcount = _popcount  # set bits of a non-negative int64
+lowest_tile = low_index  # the id of the lowest set bit of ``x`` (> 0)
 
 
 @kernel
@@ -157,7 +178,9 @@ def _slot(key, mask):
 def _gen_moves(ws, ply, legal, inplay, c, first, top_key, led, low_first, leading):
     """The moves of ``legal`` into ``ws.moves[ply]``, best guess first; returns how many.
 
-    Leading: ``first`` (the table's best lead, if legal), then from the strongest tile down.
+    Leading: ``first`` (the table's best lead, if legal), then the tiles no other seat's tile
+    of the suit they call can beat (trumps aside), then the trumps, then the rest, each group
+    from the strongest down.
     Following: with ``low_first`` (the partner holds the trick) from the cheapest up; else the
     tiles that beat ``top_key`` (the trick's best so far, [B8]) cheapest first, then the rest
     cheapest first. A trump is left out when the next higher trump still in play (``inplay``:
@@ -177,10 +200,17 @@ def _gen_moves(ws, ply, legal, inplay, c, first, top_key, led, low_first, leadin
             if j >= 0 and (legal >> ORDER[c, j]) & 1:
                 continue
         if leading:
-            k = p if t != first else -1
+            if t == first:
+                k = -200
+            elif p < TRUMP_LEN[c]:
+                k = p
+            elif ABOVE[c, t] & inplay & ~legal == 0:
+                k = p - 100
+            else:
+                k = p + 100
         elif low_first:
             k = -p
-        elif play_key(t, led, c) > top_key:
+        elif KEY[c, led, t] > top_key:
             k = -p - 100
         else:
             k = -p
@@ -196,6 +226,49 @@ def _gen_moves(ws, ply, legal, inplay, c, first, top_key, led, low_first, leadin
 
 
 # ---------------------------------------------------------------- the search
+
+
+@kernel
+def sure_tricks(h, c, bidder, leader):
+    """Tricks the leader's side is sure of from a trick boundary (``h``, ``c``, ``bidder``,
+    ``leader`` as :func:`search`), by the leader's "tops", the tiles of its that no other
+    seat's tile beats when led (:data:`BEATS`), cashed one by one keeping the lead (a partner
+    void in the suit discards rather than trumps): all of them while the other side holds no
+    trump; else its top trumps and the tops of one suit, as many as every opponent holding a
+    trump can follow (an opponent that must follow cannot trump)."""
+    others = (h[0] | h[1] | h[2]) & ~h[leader]
+    x = h[leader]
+    tops = 0
+    while x != 0:
+        t = lowest_tile(x)
+        x &= x - 1
+        if BEATS[c, t] & others == 0:
+            tops |= bit(t)
+    if tops == 0:
+        return np.int64(0)
+    if leader == bidder:
+        o1 = h[(bidder + 1) % MAX_SEATS]
+        o2 = h[(bidder + 2) % MAX_SEATS]
+    else:
+        o1 = h[bidder]
+        o2 = np.int64(0)
+    tr = TRUMPS[c]
+    if (o1 | o2) & tr == 0:
+        return popcount(tops)
+    ks = 0
+    y = tops & ~tr
+    while y != 0:
+        t = lowest_tile(y)
+        f = FOLLOW[c, LED_OF[c, t]]
+        y &= ~LEADS[c, t]
+        m = popcount(tops & LEADS[c, t])
+        if o1 & tr != 0 and popcount(o1 & f) < m:
+            m = popcount(o1 & f)
+        if o2 & tr != 0 and popcount(o2 & f) < m:
+            m = popcount(o2 & f)
+        if m > ks:
+            ks = m
+    return popcount(tops & tr) + ks
 
 
 @kernel
@@ -265,6 +338,17 @@ def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
         kd = kd1 if kd1 > kd2 else kd2
         if r - kd < hi:
             hi = r - kd
+        if lo >= beta or lo == hi:
+            return lo
+        if hi <= alpha:
+            return hi
+        # the leader's sure tricks
+        k = sure_tricks(h, c, bidder, leader)
+        if leader == bidder:
+            if k > lo:
+                lo = k
+        elif r - k < hi:
+            hi = r - k
         if lo >= beta or lo == hi:  # (the bounds 0..r hold without an entry as well)
             return lo
         if hi <= alpha:
@@ -311,11 +395,11 @@ def search(ws, h, c, bidder, leader, pos, t0, t1, alpha, beta, gen, ply):
         return best
     seat = (leader + pos) % MAX_SEATS
     legal = legal_mask(h[seat], t0, c)
-    led = led_suit(t0, c)
-    top = play_key(t0, led, c)
+    led = LED_OF[c, t0]
+    top = KEY[c, led, t0]
     win = 0
     if pos == 2:
-        k1 = play_key(t1, led, c)
+        k1 = KEY[c, led, t1]
         if k1 > top:
             top = k1
             win = 1

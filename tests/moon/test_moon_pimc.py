@@ -327,3 +327,38 @@ def test_pimc_budget_stops_drawing_deals():
     c = play_batch(rules, ["pimc:samples=3", "count", "greedy"], seed=21, count=4, hands_cap=30)
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+def test_thin_drops_only_the_options_clearly_behind():
+    """``batch`` looks (:func:`sim.moon.pimc.thin`): an option behind the best in every deal
+    so far goes; one equal to it in every deal stays (the tie-break decides at the end), and so
+    does one whose mean is behind by less than ``cut`` standard errors of the paired
+    differences; a larger ``cut`` keeps more, ``cut=0`` drops any mean behind."""
+    from sim.moon.pimc import thin
+
+    lead = np.array([1.0, -4.0, 5.0, 1.0, -4.0, 5.0, 1.0, 5.0])
+    dv = np.stack([lead, lead - 1.0, lead, lead + np.array([3, -3, 3, -3, 3, -3, 3, -4.0])], 1)
+    alive = np.ones(4, dtype=np.bool_)
+    assert thin(dv, 8, alive, 4, 0, 2.0) == 3
+    assert alive.tolist() == [True, False, True, True]
+    alive[:] = True
+    assert thin(dv, 8, alive, 4, 0, 0.0) == 2
+    assert alive.tolist() == [True, False, True, False]
+    alive[:] = True
+    alive[2] = False  # an option already dropped stays dropped
+    assert thin(dv, 8, alive, 4, 0, 2.0) == 2 and not alive[2]
+
+
+def test_pimc_batch_off_or_not_reached_plays_as_before():
+    """``batch=0`` (the default) and a ``batch`` of at least ``samples`` never look: the games
+    are those of ``pimc`` without it, draw for draw; with looks it still plays whole games."""
+    from sim.moon.batch import play_batch
+
+    rules = SPEC.make(max_hands_per_game=30)
+    base = play_batch(rules, ["pimc:samples=4", "count", "greedy"], seed=23, count=4, hands_cap=30)
+    for seat in ("pimc:samples=4:batch=0", "pimc:samples=4:batch=4", "pimc:samples=4:batch=9"):
+        got = play_batch(rules, [seat, "count", "greedy"], seed=23, count=4, hands_cap=30)
+        assert all(np.array_equal(x, y) for x, y in zip(base, got, strict=True)), seat
+    looked = play_batch(rules, ["pimc:samples=8:batch=2:cut=0", "count", "greedy"], seed=23,
+                        count=4, hands_cap=30)  # fmt: skip
+    assert len(looked) == len(base)
