@@ -21,11 +21,16 @@ from .moves import (
     best_layoff,
     bit_index,
     copy_rows2,
+    has_window,
     largest_new_meld,
     pierna_count,
+    popcount,
     rules_into,
+    suit_bits,
+    suit_masks,
+    window_bits,
 )
-from .rules import RULE
+from .rules import PIERNA, RULE
 
 
 @kernel(readonly=("acts",))
@@ -124,6 +129,160 @@ def option_out(hand, melds, nm, R, melded, seat, act, h, ms, opts):
     copy_rows2(melds, ms, nm)
     nm2 = apply_play(h, ms, nm, act, seat)
     return play_out(h, ms, nm2, R, melded or act[A.TYPE] == PLAY.MELD, seat, opts)
+
+
+@kernel(readonly=("hand",))
+def largest_meld_cover(hand, hand_n, R, only, held, row):
+    """``(found, cover)``: :func:`~sim.loba.moves.largest_new_meld` among the new melds
+    :func:`~sim.loba.moves.gen_new_melds_with` lists for ``only`` (-1: every one; a natural:
+    the piernas of its rank, then the escaleras of its suit; the joker: the escaleras), written
+    into ``row``; and ``cover``, a superset of the cards those melds put down (bit c: every
+    natural of a pierna's rank or of an escalera window, the joker when one may be in it),
+    which is all :func:`may_go_out`'s test needs. The same loops as the list, each meld's key
+    compared instead of emitted, so the engine's own greedy plays without the list
+    (``engine.greedy_play``). ``held``: the identities the hand holds."""
+    limit = hand_n - 1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else hand_n
+    if limit < 3:
+        return False, 0
+    exactly_three = R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    decks = R[RULE.DECKS]
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
+    mn = R[RULE.ESCALERA_MIN]
+    if only >= 0 and only != JOKER:  # one rank, one suit (as gen_new_melds_with)
+        ranks = 1 << rank_of(only)
+        s0 = suit_of(only)
+        s1 = s0 + 1
+        m0 = suit_bits(held, s0)
+        m1 = m0
+        m2 = m0
+        m3 = m0
+    else:
+        masks = suit_masks(hand)
+        m0, m1, m2, m3 = masks[0], masks[1], masks[2], masks[3]
+        ma, mb, mc, md = m0 & 0x3FFE, m1 & 0x3FFE, m2 & 0x3FFE, m3 & 0x3FFE
+        ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))
+        if not exactly_three:
+            if decks <= 2:
+                ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
+            else:
+                ranks = 0x3FFE
+        if only == JOKER:  # a joker is in no pierna
+            ranks = 0
+        s0 = 0
+        s1 = 4
+    best_key = -1
+    kind = 0
+    key = 0
+    lo_ = 0
+    hi_ = 0
+    jm_ = 0
+    size = 0
+    cover = 0
+    while ranks:  # [A15] piernas, as _piernas_of lists them
+        low = ranks & -ranks
+        ranks ^= low
+        r = bit_index(low)
+        h0 = int(min(hand[r - 1], decks))
+        h1 = int(min(hand[13 + r - 1], decks))
+        h2 = int(min(hand[26 + r - 1], decks))
+        h3 = int(min(hand[39 + r - 1], decks))
+        if h0 + h1 + h2 + h3 < 3:
+            continue
+        cover |= ((held >> (r - 1)) & 0x0008004002001) << (r - 1)  # the rank's naturals
+        if (h0 + h1 + h2 + h3) * 100 <= best_key:
+            continue
+        for c0 in range(h0 + 1):
+            for c1 in range(h1 + 1):
+                for c2 in range(h2 + 1):
+                    for c3 in range(h3 + 1):
+                        k = c0 + c1 + c2 + c3
+                        if k < 3 or k > limit or k * 100 <= best_key:
+                            continue
+                        ns = (c0 > 0) + (c1 > 0) + (c2 > 0) + (c3 > 0)
+                        if ns == 4 or (exactly_three and ns != 3):
+                            continue
+                        best_key = k * 100
+                        kind = MELD.PIERNA
+                        key = r
+                        lo_ = c0 | (c1 << 2) | (c2 << 4) | (c3 << 6)
+                        hi_ = 0
+                        jm_ = 0
+                        size = k
+    for s in range(s0, s1):  # [A16]/[A17] escaleras, as _escaleras_of lists them
+        m = m0 if s == 0 or s1 == s0 + 1 else (m1 if s == 1 else (m2 if s == 2 else m3))
+        c = popcount(m & 0x3FFE)
+        if c < 2 or c + J < mn or not has_window(m, J, mn):
+            continue
+        for lo in range(1, 15):
+            if not ((m >> lo) & 1) and J == 0:
+                continue
+            top = min(14, lo + 12, lo + limit - 1)
+            for hi in range(lo + mn - 1, top + 1):
+                wb = window_bits(lo, hi)
+                held_w = m & wb
+                nat = popcount(held_w)
+                length = hi - lo + 1
+                gaps = length - nat
+                if gaps > J:
+                    break
+                if nat < 2:
+                    continue
+                cover |= (((held_w >> 1) & 0x1FFF) | ((held_w >> 14) & 1)) << (13 * s)
+                if J > 0:
+                    cover |= 1 << JOKER
+                if length * 100 + hi > best_key:
+                    best_key = length * 100 + hi
+                    kind = MELD.ESCALERA
+                    key = s
+                    lo_ = lo
+                    hi_ = hi
+                    jm_ = wb & ~m
+                    size = length
+    if best_key < 0:
+        return False, cover
+    row[A.TYPE] = PLAY.MELD
+    row[A.KIND] = kind
+    row[A.KEY] = key
+    row[A.LO] = lo_
+    row[A.HI] = hi_
+    row[A.JMASK] = jm_
+    row[A.N] = size
+    return True, cover
+
+
+@kernel(inline="always")
+def may_go_out_masks(hand, held, cover, melds, nm, must_meld):
+    """:func:`may_go_out` from the identities ``held`` and ``cover`` (a superset of the cards
+    the options put down: the test then holds at least whenever it holds on the list);
+    ``must_meld``: lay-offs wait for the seat's own meld ([A20]) and it has none yet."""
+    loose = 0
+    x = held & ~cover
+    while x:
+        low = x & -x
+        loose += hand[bit_index(low)]
+        x ^= low
+    if loose <= 1:
+        return True
+    if not must_meld:
+        return False
+    suits = 0
+    ranks = 0
+    for i in range(nm):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            ranks |= 1 << int(melds[i, M.KEY])
+        else:
+            suits |= 1 << int(melds[i, M.KEY])
+    loose = 0
+    x = held & ~cover & ((1 << JOKER) - 1)
+    while x:
+        low = x & -x
+        x ^= low
+        c = bit_index(low)
+        if not ((ranks >> rank_of(c)) & 1 or (suits >> suit_of(c)) & 1):
+            loose += hand[c]
+    if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
+        loose += hand[JOKER]
+    return loose <= 1
 
 
 @kernel(readonly=("hand", "melds", "pub", "acts"))
