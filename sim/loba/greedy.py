@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from ..jit import kernel
+from ..jit import DISABLED, kernel
 from ..stack import stack_array
 from .cards import rank_of, suit_of
 from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
+    _ctpop64,
     apply_play,
     best_layoff,
     bit_index,
@@ -433,27 +434,34 @@ def suit_lanes(hand):
     return lanes_of(held_ids(hand))
 
 
-@kernel(inline="always")
-def _near(m, p):
-    """3 per held position one away from p, 1 per position two away (``m``: a suit lane
-    shifted up by two, so that p - 2 >= -1 reads bit p)."""
-    one = ((m >> (p + 1)) & 1) + ((m >> (p + 3)) & 1)
-    return 3 * one + ((m >> p) & 1) + ((m >> (p + 4)) & 1)
+if DISABLED:
+
+    def popcount64(x):
+        """Set bits of the 64-bit word ``x``."""
+        return bin(int(x) & 0xFFFFFFFFFFFFFFFF).count("1")
+
+else:
+
+    @kernel(inline="always")
+    def popcount64(x):
+        """Set bits of the 64-bit word ``x``: one ``popcnt``."""
+        return _ctpop64(np.int64(x))
 
 
 @kernel(inline="always")
 def natural_key(lanes, r, s, ace):
     """Greedy's discard key of the natural of rank ``r``, suit ``s``: ``64 *`` :func:`card_cost`
     ``+ r - 1`` (ties: the higher rank), from the hand's :func:`lanes_of` instead of hand
-    look-ups: the same numbers (an ace's neighbours are 2, 3 and K, Q: positions 1 and 14 of
-    its lane)."""
+    look-ups: the same numbers. The rank's other suits and the suit's neighbours (3 per
+    position one away, 1 per position two away; an ace's are 2, 3 and K, Q: positions 1 and
+    14 of its lane) are counted with ``popcnt`` on the lanes, which hold no bit at a lane's
+    positions 0 and 15 (so the next lane's bits never count)."""
     v = ace if r == 1 else min(r, 10)
-    y = (lanes >> r) & _LANE_ONES  # this rank in each suit
-    useful = 2 * ((y + (y >> 16) + (y >> 32) + (y >> 48)) & 7) - 2
-    m = ((lanes >> (16 * s)) & 0xFFFF) << 2
-    useful += _near(m, r)
-    if r == 1:
-        useful += _near(m, 14)
+    m = lanes >> (16 * s)  # the suit's lane in bits 0..15 (other suits above: never read)
+    useful = 2 * popcount64((lanes >> r) & _LANE_ONES) - 2  # this rank in each suit
+    useful += 3 * popcount64(((m << 1) >> r) & 5) + popcount64(((m << 2) >> r) & 0x11)
+    ace_x = 3 * ((m >> 13) & 1) + ((m >> 12) & 1)  # an ace's K and Q (position 14's)
+    useful += ace_x if r == 1 else 0
     return (v - 4 * useful) * 64 + r - 1
 
 
