@@ -21,7 +21,7 @@ from ..events import ev, ev_push, tracing
 from ..jit import kernel
 from ..rng import shuffle
 from .gate import decide, own_greedy
-from .greedy import discard_natural, largest_meld_cover, may_go_out_masks
+from .greedy import best_layoff_wanted, discard_natural, largest_meld_cover, may_go_out_masks
 from .layout import (
     DEC,
     DRAW,
@@ -42,7 +42,7 @@ from .layout import (
     M,
     S,
 )
-from .moves import apply_play, best_layoff, bit_index, hand_value, held_bits
+from .moves import apply_play, bit_index, hand_value, held_bits
 from .options import (
     NO_MELD,
     gen_plays_with,
@@ -239,7 +239,8 @@ def greedy_play(st, R, seat, acts, only, held):
         return -2, new
     if found:
         return 0, new
-    if best_layoff(hand, hn, st.melds, nm, R, row):
+    wants = st.g[G.LAY_W : G.LAY_W + nm]
+    if best_layoff_wanted(hand, hn, st.melds, nm, R, row, wants, held):
         return 0, new
     return -1, 0
 

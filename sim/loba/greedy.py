@@ -18,14 +18,17 @@ from .cards import rank_of, suit_of
 from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
     _ctpop64,
+    _layoff_row,
     apply_play,
     best_layoff,
     bit_index,
     copy_rows2,
     has_window,
     largest_new_meld,
+    pierna_accepts,
     pierna_count,
     popcount,
+    pos_card,
     rules_into,
     suit_bits,
     suit_masks,
@@ -249,6 +252,52 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
     row[A.JMASK] = jm_
     row[A.N] = size
     return True, cover
+
+
+@kernel(readonly=("hand", "melds", "wants"))
+def best_layoff_wanted(hand, hand_n, melds, nm, R, row, wants, held):
+    """:func:`~sim.loba.moves.best_layoff`, looking only at the melds ``i`` that take a card
+    the hand holds (``wants[i] & held``, as :func:`~sim.loba.moves.gen_layoffs_wanted`): the
+    same lay-off (the melds it skips have none)."""
+    if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
+        return False
+    jm_i = -1  # the first joker lay-off: its meld and position
+    jm_p = 0
+    for i in range(nm):
+        if not (wants[i] & held):
+            continue
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = int(melds[i, M.KEY])
+            for s in range(4):
+                cid = s * 13 + r - 1
+                if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
+                    return _layoff_row(row, i, cid, -1, 0)
+            continue
+        s = int(melds[i, M.KEY])
+        lo = int(melds[i, M.LO])
+        hi = int(melds[i, M.HI])
+        jm = int(melds[i, M.JMASK])
+        if hi - lo + 1 >= 13:
+            continue
+        if lo > 1 and hand[pos_card(lo - 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(lo - 1, s), lo - 1, 0)
+        if hi < 14 and hand[pos_card(hi + 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(hi + 1, s), hi + 1, 0)
+        if R[RULE.JOKER_END_MOVE] == 1:
+            if (jm >> lo) & 1 and hi < 14 and hand[pos_card(lo, s)] > 0:
+                return _layoff_row(row, i, pos_card(lo, s), lo, hi + 1)
+            if (jm >> hi) & 1 and lo > 1 and hand[pos_card(hi, s)] > 0:
+                return _layoff_row(row, i, pos_card(hi, s), hi, lo - 1)
+        if jm_i < 0 and hand[JOKER] > 0 and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
+            if lo > 1:
+                jm_i = i
+                jm_p = lo - 1
+            elif hi < 14:
+                jm_i = i
+                jm_p = hi + 1
+    if jm_i >= 0:
+        return _layoff_row(row, jm_i, JOKER, jm_p, 0)
+    return False
 
 
 @kernel(inline="always")
