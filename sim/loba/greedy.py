@@ -25,6 +25,7 @@ from .moves import (
     copy_rows2,
     has_window,
     largest_new_meld,
+    lo_span,
     pierna_accepts,
     pierna_count,
     popcount,
@@ -217,7 +218,8 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
         c = popcount(m & 0x3FFE)
         if c < 2 or c + J < mn or not has_window(m, J, mn):
             continue
-        for lo in range(1, 15):
+        lo0, lo1 = lo_span(m, J)
+        for lo in range(lo0, lo1 + 1):
             if not ((m >> lo) & 1) and J == 0:
                 continue
             top = min(14, lo + 12, lo + limit - 1)

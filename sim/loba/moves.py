@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba.core import types
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from ..jit import DISABLED, jit, kernel
@@ -90,6 +90,30 @@ else:
         """Index of the single set bit of ``low`` (a power of two below 2**63): one ``tzcnt``
         (LLVM's ``cttz``), where a de Bruijn multiply and a table load were before."""
         return trailing_zeros(np.int64(low))
+
+
+if DISABLED:
+
+    def top_index(x):
+        """Index of the highest set bit of ``x`` (0 < x < 2**63)."""
+        return int(x).bit_length() - 1
+
+else:
+
+    @kernel
+    def top_index(x):
+        """Index of the highest set bit of ``x`` (0 < x < 2**63): one ``lzcnt``."""
+        return 63 - leading_zeros(np.int64(x))
+
+
+@kernel(inline="always")
+def lo_span(m, J):
+    """The first positions ``lo`` an escalera window of held positions ``m`` (two or more)
+    can start at and still hold two naturals with at most ``J`` gaps: from the lowest held
+    position less ``J`` (a window starting lower has more than ``J`` gaps before it) to the
+    highest held position less one (one starting there holds one natural at most). The
+    window loops start only there; the windows they skip are the ones they would skip."""
+    return max(1, bit_index(m & -m) - J), top_index(m) - 1
 
 
 @kernel
@@ -443,7 +467,8 @@ def _escaleras_of(acts, n, s, m, J, mn, limit):
     c = popcount(m & 0x3FFE)
     if c < 2 or c + J < mn or not has_window(m, J, mn):
         return n
-    for lo in range(1, 15):
+    lo0, lo1 = lo_span(m, J)
+    for lo in range(lo0, lo1 + 1):
         if not ((m >> lo) & 1) and J == 0:
             continue
         top = min(14, lo + 12, lo + limit - 1)
@@ -525,7 +550,8 @@ def largest_new_meld(hand, hand_n, R, row):
         c = popcount(m & 0x3FFE)
         if c < 2 or c + J < mn or not has_window(m, J, mn):
             continue
-        for lo in range(1, 15):
+        lo0, lo1 = lo_span(m, J)
+        for lo in range(lo0, lo1 + 1):
             if not ((m >> lo) & 1) and J == 0:
                 continue
             top = min(14, lo + 12, lo + limit - 1)
