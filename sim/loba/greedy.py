@@ -33,6 +33,7 @@ from .moves import (
     rules_into,
     suit_bits,
     suit_masks,
+    top_index,
     window_bits,
 )
 from .rules import PIERNA, RULE
@@ -466,6 +467,7 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 _GATHER = np.uint64(0x0102040810204080)  # byte k's top bit (moved to bit 0) -> bit 56 + k
 _LANE_ONES = 0x0001000100010001
 _LANE_RANKS = 0x3FFE3FFE3FFE3FFE  # positions 1..13 of every lane
+_LANE_BIT1 = 0x0002000200020002  # position 1 (the ace) of every lane
 
 
 @kernel(inline="always")
@@ -541,6 +543,30 @@ def discard_natural(held, ace):
     read from its bit in the lanes (one loop: a loop per suit mispredicted its exit four
     times). The engine's own greedy discards with it."""
     lanes = lanes_of(held)
+    # a natural with no card of its rank in another suit and none of its suit within two
+    # positions has useful 0, so its key is 64 * value + rank - 1; every other natural's
+    # is at most 64 * (highest value - 4) + 12. When the best of those lone naturals is
+    # above that, it is the card (found from the masks, no loop over the hand)
+    near = (lanes << 1) | (lanes >> 1) | (lanes << 2) | (lanes >> 2)
+    near |= (near >> 13) & _LANE_BIT1  # an ace's K and Q (position 14), read at position 1
+    l0, l1 = lanes & 0xFFFF, (lanes >> 16) & 0xFFFF
+    l2, l3 = (lanes >> 32) & 0xFFFF, (lanes >> 48) & 0xFFFF
+    two = (l0 & (l1 | l2 | l3)) | (l1 & (l2 | l3)) | (l2 & l3)  # ranks in two suits or more
+    lone = lanes & ~near & ~(two * _LANE_ONES) & _LANE_RANKS
+    if lone:
+        top = -1
+        tkey = -(1 << 30)
+        fold = (lone | (lone >> 16) | (lone >> 32) | (lone >> 48)) & 0x3FFC  # ranks 2..13
+        if fold:
+            r = top_index(fold)
+            tkey = 64 * min(r, 10) + r - 1
+            top = (bit_index(lone & (_LANE_ONES << r)) >> 4) * 13 + r - 1
+        aces = lone & _LANE_BIT1
+        if aces and 64 * ace > tkey:
+            tkey = 64 * ace
+            top = (bit_index(aces & -aces) >> 4) * 13
+        if tkey > 64 * (max(10, ace) - 4) + 12:
+            return top
     best = -1
     key = -(1 << 30)
     x = lanes & _LANE_RANKS  # one loop over the lanes' positions 1..13: bit 16s + r
