@@ -307,14 +307,11 @@ def best_layoff_wanted(hand, hand_n, melds, nm, R, row, wants, held):
 def may_go_out_masks(hand, held, cover, melds, nm, must_meld):
     """:func:`may_go_out` from the identities ``held`` and ``cover`` (a superset of the cards
     the options put down: the test then holds at least whenever it holds on the list);
-    ``must_meld``: lay-offs wait for the seat's own meld ([A20]) and it has none yet."""
-    loose = 0
+    ``must_meld``: lay-offs wait for the seat's own meld ([A20]) and it has none yet. The
+    loose cards are counted from masks: two identities or more are two cards or more."""
     x = held & ~cover
-    while x:
-        low = x & -x
-        loose += hand[bit_index(low)]
-        x ^= low
-    if loose <= 1:
+    nx = popcount64(x)
+    if nx == 0 or (nx == 1 and hand[bit_index(x)] <= 1):
         return True
     if not must_meld:
         return False
@@ -325,14 +322,14 @@ def may_go_out_masks(hand, held, cover, melds, nm, must_meld):
             ranks |= 1 << int(melds[i, M.KEY])
         else:
             suits |= 1 << int(melds[i, M.KEY])
-    loose = 0
-    x = held & ~cover & ((1 << JOKER) - 1)
-    while x:
-        low = x & -x
-        x ^= low
-        c = bit_index(low)
-        if not ((ranks >> rank_of(c)) & 1 or (suits >> suit_of(c)) & 1):
-            loose += hand[c]
+    table = ((ranks >> 1) & 0x1FFF) * 0x8004002001  # the naturals of those ranks ...
+    for t in range(4):  # ... and of those suits
+        table |= ((suits >> t) & 1) * (0x1FFF << (13 * t))
+    y = x & ~table & ((1 << JOKER) - 1)
+    ny = popcount64(y)
+    if ny >= 2:
+        return False
+    loose = hand[bit_index(y)] if ny == 1 else 0
     if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
         loose += hand[JOKER]
     return loose <= 1

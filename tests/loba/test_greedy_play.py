@@ -73,7 +73,7 @@ def test_largest_meld_cover_is_best_play_of_the_list(preset, over):
     pub = np.zeros(PUB.SIZE, dtype=np.int32)
     pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
     none = np.zeros((0, M.SIZE), dtype=np.int16)
-    found = 0
+    found = tested = 0
     for t in range(1200):
         hand = _hand(rng, rules.decks, int(rng.integers(1, 5)), 22)
         hn = int(hand[:N_IDS].sum())
@@ -89,13 +89,15 @@ def test_largest_meld_cover_is_best_play_of_the_list(preset, over):
             if n:
                 found += 1
                 assert list(row) == list(acts[best_play(acts, n)]), (t, only)
+                melds, nm = _table(rng, rules.decks) if t % 2 else (none, 0)
                 for melded in (0, 1):  # the go-out test on the masks holds when on the list
                     pub[PUB.MELDED] = melded
-                    pub[PUB.NMELDS] = 0
-                    if may_go_out(hand[:N_IDS], none, pub, acts[:n], n):
+                    pub[PUB.NMELDS] = nm
+                    if may_go_out(hand[:N_IDS], melds[:nm], pub, acts[:n], n):
                         must = R[RULE.LAYOFF_REQUIRES_OWN_MELD] != 0 and melded == 0
-                        assert may_go_out_masks(hand, held, cover, none, 0, must), t
-    assert found > 300
+                        assert may_go_out_masks(hand, held, cover, melds, nm, must), t
+                        tested += 1
+    assert found > 300 and tested > 20
 
 
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
