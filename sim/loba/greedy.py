@@ -143,7 +143,7 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
     :func:`~sim.loba.moves.gen_new_melds_with` lists for ``only`` (-1: every one; a natural:
     the piernas of its rank, then the escaleras of its suit; the joker: the escaleras), written
     into ``row``; and ``cover``, a superset of the cards those melds put down (bit c: every
-    natural of a pierna's rank or of an escalera window, the joker when one may be in it),
+    natural of a pierna's rank or of an escalera window, the joker when one is in it),
     which is all :func:`may_go_out`'s test needs. The same loops as the list, each meld's key
     compared instead of emitted, so the engine's own greedy plays without the list
     (``engine.greedy_play``). ``held``: the identities the hand holds."""
@@ -235,7 +235,7 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
                 if nat < 2:
                     continue
                 cover |= (((held_w >> 1) & 0x1FFF) | ((held_w >> 14) & 1)) << (13 * s)
-                if J > 0:
+                if gaps > 0 or min(J - gaps, nat - 2) > 0:  # a joker in it (meld_cover's)
                     cover |= 1 << JOKER
                 if length * 100 + hi > best_key:
                     best_key = length * 100 + hi
