@@ -408,10 +408,12 @@ def fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms):
     best_key = -1
     key = 0
     for i in range(n):
+        key = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        if best_left == 0 and key <= best_key:
+            continue  # (no option leaves fewer than none: this one cannot win; not played out)
         left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
         if must >= 0 and h[must] >= hand[must]:
             continue
-        key = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         if left < best_left or (left == best_left and key > best_key):
             best = i
             best_left = left
