@@ -219,32 +219,37 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
         c = popcount(m & 0x3FFE)
         if c < 2 or c + J < mn or not has_window(m, J, mn):
             continue
+        # from each lo only its longest window can be the largest (the most cards, then
+        # the highest top, grow together) or add to the cover (the shorter ones hold fewer
+        # naturals, and a joker only where it has one): it ends before the (J + 1)-th gap
         lo0, lo1 = lo_span(m, J)
         for lo in range(lo0, lo1 + 1):
             if not ((m >> lo) & 1) and J == 0:
                 continue
-            top = min(14, lo + 12, lo + limit - 1)
-            for hi in range(lo + mn - 1, top + 1):
-                wb = window_bits(lo, hi)
-                held_w = m & wb
-                nat = popcount(held_w)
-                length = hi - lo + 1
-                gaps = length - nat
-                if gaps > J:
-                    break
-                if nat < 2:
-                    continue
-                cover |= (((held_w >> 1) & 0x1FFF) | ((held_w >> 14) & 1)) << (13 * s)
-                if gaps > 0 or min(J - gaps, nat - 2) > 0:  # a joker in it (meld_cover's)
-                    cover |= 1 << JOKER
-                if length * 100 + hi > best_key:
-                    best_key = length * 100 + hi
-                    kind = MELD.ESCALERA
-                    key = s
-                    lo_ = lo
-                    hi_ = hi
-                    jm_ = wb & ~m
-                    size = length
+            gap = ~m & 0x7FFF & -(1 << lo)  # the gaps at positions lo..14
+            for _ in range(J):
+                gap &= gap - 1
+            hi = min(bit_index(gap & -gap) - 1 if gap else 14, lo + 12, lo + limit - 1)
+            if hi < lo + mn - 1:
+                continue
+            wb = window_bits(lo, hi)
+            held_w = m & wb
+            nat = popcount(held_w)
+            if nat < 2:
+                continue
+            length = hi - lo + 1
+            gaps = length - nat
+            cover |= (((held_w >> 1) & 0x1FFF) | ((held_w >> 14) & 1)) << (13 * s)
+            if gaps > 0 or min(J - gaps, nat - 2) > 0:  # a joker in it (meld_cover's)
+                cover |= 1 << JOKER
+            if length * 100 + hi > best_key:
+                best_key = length * 100 + hi
+                kind = MELD.ESCALERA
+                key = s
+                lo_ = lo
+                hi_ = hi
+                jm_ = wb & ~m
+                size = length
     if best_key < 0:
         return False, cover
     row[A.TYPE] = PLAY.MELD
