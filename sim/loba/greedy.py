@@ -157,11 +157,8 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
     if only >= 0 and only != JOKER:  # one rank, one suit (as gen_new_melds_with)
         ranks = 1 << rank_of(only)
         s0 = suit_of(only)
-        s1 = s0 + 1
-        m0 = suit_bits(held, s0)
-        m1 = m0
-        m2 = m0
-        m3 = m0
+        lanes = suit_bits(held, s0) << (16 * s0)
+        suits = 1 << s0
     else:
         masks = suit_masks(hand)
         m0, m1, m2, m3 = masks[0], masks[1], masks[2], masks[3]
@@ -174,8 +171,20 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
                 ranks = 0x3FFE
         if only == JOKER:  # a joker is in no pierna
             ranks = 0
-        s0 = 0
-        s1 = 4
+        lanes = m0 | (m1 << 16) | (m2 << 32) | (m3 << 48)
+        # the suits that may hold an escalera, all four lanes at once (has_window's bit
+        # tests, each shift masked to its lane): no loop turn for the others
+        w = 0
+        if mn <= J + 2:
+            for d in range(1, max(mn, J + 2)):
+                w |= lanes & (lanes >> d) & (((1 << (16 - d)) - 1) * _LANE_ONES)
+        elif mn == 3:
+            w = lanes & (lanes >> 1) & (lanes >> 2) & (0x3FFF * _LANE_ONES)
+        else:
+            w = -1  # (the sliding count: every suit looks)
+        suits = 0
+        for t in range(4):
+            suits |= int(((w >> (16 * t)) & 0xFFFF) != 0) << t
     best_key = -1
     kind = 0
     key = 0
@@ -214,8 +223,11 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
                         hi_ = 0
                         jm_ = 0
                         size = k
-    for s in range(s0, s1):  # [A16]/[A17] escaleras, as _escaleras_of lists them
-        m = m0 if s == 0 or s1 == s0 + 1 else (m1 if s == 1 else (m2 if s == 2 else m3))
+    while suits:  # [A16]/[A17] escaleras, as _escaleras_of lists them (suit by suit)
+        low = suits & -suits
+        suits ^= low
+        s = bit_index(low)
+        m = (lanes >> (16 * s)) & 0xFFFF
         c = popcount(m & 0x3FFE)
         if c < 2 or c + J < mn or not has_window(m, J, mn):
             continue
