@@ -23,6 +23,7 @@ from .moves import (
     best_layoff,
     bit_index,
     copy_rows2,
+    escalera_suits,
     has_window,
     largest_new_meld,
     lo_span,
@@ -172,19 +173,7 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
         if only == JOKER:  # a joker is in no pierna
             ranks = 0
         lanes = m0 | (m1 << 16) | (m2 << 32) | (m3 << 48)
-        # the suits that may hold an escalera, all four lanes at once (has_window's bit
-        # tests, each shift masked to its lane): no loop turn for the others
-        w = 0
-        if mn <= J + 2:
-            for d in range(1, max(mn, J + 2)):
-                w |= lanes & (lanes >> d) & (((1 << (16 - d)) - 1) * _LANE_ONES)
-        elif mn == 3:
-            w = lanes & (lanes >> 1) & (lanes >> 2) & (0x3FFF * _LANE_ONES)
-        else:
-            w = -1  # (the sliding count: every suit looks)
-        suits = 0
-        for t in range(4):
-            suits |= int(((w >> (16 * t)) & 0xFFFF) != 0) << t
+        suits = escalera_suits(lanes, J, mn)  # (no loop turn for the others)
     best_key = -1
     kind = 0
     key = 0

@@ -106,6 +106,30 @@ else:
         return 63 - leading_zeros(np.int64(x))
 
 
+_LANES_1 = 0x0001000100010001  # bit 0 of each 16-bit lane
+
+
+@kernel(inline="always")
+def escalera_suits(lanes, J, mn):
+    """Bit s set when suit s may hold an escalera: :func:`has_window`'s bit tests on the four
+    suits' positions at once (``lanes``: suit s's :func:`suit_bits` in bits 16s..16s+15),
+    each shift masked to its lane; every suit where ``has_window`` slides a count. A suit
+    whose bit is clear has no escalera (the searches then skip it without a turn of their
+    suit loop, whose tests mispredict)."""
+    w = 0
+    if mn <= J + 2:
+        for d in range(1, max(mn, J + 2)):
+            w |= lanes & (lanes >> d) & (((1 << (16 - d)) - 1) * _LANES_1)
+    elif mn == 3:
+        w = lanes & (lanes >> 1) & (lanes >> 2) & (0x3FFF * _LANES_1)
+    else:
+        return 15
+    suits = 0
+    for t in range(4):
+        suits |= int(((w >> (16 * t)) & 0xFFFF) != 0) << t
+    return suits
+
+
 @kernel(inline="always")
 def lo_span(m, J):
     """The first positions ``lo`` an escalera window of held positions ``m`` (two or more)
@@ -431,7 +455,11 @@ def gen_new_melds_with(hand, hand_n, R, acts, n, only):
         low = ranks & -ranks
         ranks ^= low
         n = _piernas_of(hand, bit_index(low), decks, limit, exactly_three, acts, n)
-    for s in range(4):
+    esc = escalera_suits(masks[0] | (masks[1] << 16) | (masks[2] << 32) | (masks[3] << 48), J, mn)
+    while esc:  # (the suits that may hold one, in order: no loop turn for the others)
+        low = esc & -esc
+        esc ^= low
+        s = bit_index(low)
         n = _escaleras_of(acts, n, s, masks[s], J, mn, limit)
     return n
 
