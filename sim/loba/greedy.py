@@ -157,8 +157,8 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
     mn = R[RULE.ESCALERA_MIN]
     if only >= 0 and only != JOKER:  # one rank, one suit (as gen_new_melds_with)
         ranks = 1 << rank_of(only)
-        s0 = suit_of(only)
-        lanes = suit_bits(held, s0) << (16 * s0)
+        s0 = int(suit_of(only))  # (int: NumPy scalars as plain Python)
+        lanes = int(suit_bits(held, s0)) << (16 * s0)
         suits = 1 << s0
     else:
         masks = suit_masks(hand)
@@ -172,7 +172,7 @@ def largest_meld_cover(hand, hand_n, R, only, held, row):
                 ranks = 0x3FFE
         if only == JOKER:  # a joker is in no pierna
             ranks = 0
-        lanes = m0 | (m1 << 16) | (m2 << 32) | (m3 << 48)
+        lanes = int(m0) | (int(m1) << 16) | (int(m2) << 32) | (int(m3) << 48)
         suits = escalera_suits(lanes, J, mn)  # (no loop turn for the others)
     best_key = -1
     kind = 0

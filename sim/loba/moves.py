@@ -455,7 +455,8 @@ def gen_new_melds_with(hand, hand_n, R, acts, n, only):
         low = ranks & -ranks
         ranks ^= low
         n = _piernas_of(hand, bit_index(low), decks, limit, exactly_three, acts, n)
-    esc = escalera_suits(masks[0] | (masks[1] << 16) | (masks[2] << 32) | (masks[3] << 48), J, mn)
+    lanes = int(masks[0]) | (int(masks[1]) << 16) | (int(masks[2]) << 32) | (int(masks[3]) << 48)
+    esc = escalera_suits(lanes, J, mn)
     while esc:  # (the suits that may hold one, in order: no loop turn for the others)
         low = esc & -esc
         esc ^= low
