@@ -21,7 +21,7 @@ from ..events import ev, ev_push, tracing
 from ..jit import kernel
 from ..rng import shuffle
 from .gate import decide, own_greedy
-from .greedy import discard_natural
+from .greedy import best_layoff_wanted, discard_natural, largest_meld_cover, may_go_out_masks
 from .layout import (
     DEC,
     DRAW,
@@ -43,7 +43,16 @@ from .layout import (
     S,
 )
 from .moves import apply_play, bit_index, hand_value, held_bits
-from .options import NO_MELD, gen_plays_with, keep_placeable, lay_wants, take_may_work, take_search
+from .options import (
+    NO_MELD,
+    gen_plays_with,
+    keep_placeable,
+    lay_wants,
+    may_layoff,
+    no_meld_with,
+    take_may_work,
+    take_search,
+)
 from .rules import JOKER_DISCARD, RULE
 from .state import hist_add, n_active, next_seat
 from .takes import places
@@ -199,6 +208,44 @@ def do_play(st, seat, act, R, tr):
 
 
 @kernel(inline="always")
+def greedy_play(st, R, seat, acts, only, held):
+    """The engine's own greedy's play when nothing is owed ([A12]), without listing the
+    options :func:`~sim.loba.options.gen_plays_with` would list for ``only``: ``(0, new)``
+    with its play in ``acts[0]`` (the largest new meld, else the first natural lay-off, else
+    the first joker one: ``greedy.best_play`` of the list), ``(-1, 0)`` when there is no
+    play, ``(-2, new)`` when greedy would look for a way out this turn (``greedy.may_go_out``
+    on a superset of the cards the options cover: list them, and ask the gate). ``new``: 1
+    when the list holds a new meld (what the turn asks of its count)."""
+    hand = st.hands[seat]
+    hn = st.s[seat, S.HAND_N]
+    row = acts[0]
+    found = False
+    cover = 0
+    if only == NO_MELD or (only >= 0 and only != JOKER and no_meld_with(hand, R, only, held)):
+        pass
+    else:
+        found, cover = largest_meld_cover(hand, hn, R, only, held, row)
+    lw = 0
+    lay = may_layoff(st, R, seat)
+    if lay:
+        if st.g[G.LAY_OK] == 0:
+            lay_wants(st.g, st.melds, R, -1)
+        lw = held & st.g[G.LAY_WANT]  # (a superset of the cards the lay-offs put down)
+    new = 1 if found else 0
+    if not found and lw == 0:
+        return -1, 0
+    nm = st.g[G.NMELDS]
+    if may_go_out_masks(hand, held, cover | lw, st.melds, nm, not lay):
+        return -2, new
+    if found:
+        return 0, new
+    wants = st.g[G.LAY_W : G.LAY_W + nm]
+    if best_layoff_wanted(hand, hn, st.melds, nm, R, row, wants, held):
+        return 0, new
+    return -1, 0
+
+
+@kernel(inline="always")
 def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free, held):
     """The rest of a turn after the draw: the plays (unless ``plays`` is false: a position set
     up at the discard), then the discard. ``drawn``/``free``: the card drawn, and whether the
@@ -220,16 +267,26 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free, held):
                 only = NO_MELD
             elif free:
                 only = drawn if hand[drawn] > 0 else NO_MELD
-            n, new = gen_plays_with(st, R, seat, acts, only, held)
-            owed = g[G.TAKEN] >= 0
-            if owed:
-                n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
-            if n == 0:
-                break
-            if owed and n == 1:
-                k = 0
-            else:
-                k = decide(fns.play, st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
+            k = -2
+            if g[G.TAKEN] < 0 and own_greedy(params, seat):
+                # the engine's own greedy, nothing owed: its play without the option list
+                # unless it may go out (greedy_play); the same answer and decision count
+                k, new = greedy_play(st, R, seat, acts, only, held)
+                if k == -1:
+                    break
+                if k == 0:
+                    g[G.DECISIONS] += 1
+            if k == -2:
+                n, new = gen_plays_with(st, R, seat, acts, only, held)
+                owed = g[G.TAKEN] >= 0
+                if owed:
+                    n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
+                if n == 0:
+                    break
+                if owed and n == 1:
+                    k = 0
+                else:
+                    k = decide(fns.play, st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
             if k < 0:
                 break
             do_play(st, seat, acts[k], R, tr)

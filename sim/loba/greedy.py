@@ -12,20 +12,32 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from ..jit import kernel
+from ..jit import DISABLED, kernel
 from ..stack import stack_array
 from .cards import rank_of, suit_of
 from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
+    _ctpop64,
+    _layoff_row,
     apply_play,
     best_layoff,
     bit_index,
     copy_rows2,
+    escalera_suits,
+    has_window,
     largest_new_meld,
+    lo_span,
+    pierna_accepts,
     pierna_count,
+    popcount,
+    pos_card,
     rules_into,
+    suit_bits,
+    suit_masks,
+    top_index,
+    window_bits,
 )
-from .rules import RULE
+from .rules import PIERNA, RULE
 
 
 @kernel(readonly=("acts",))
@@ -126,6 +138,209 @@ def option_out(hand, melds, nm, R, melded, seat, act, h, ms, opts):
     return play_out(h, ms, nm2, R, melded or act[A.TYPE] == PLAY.MELD, seat, opts)
 
 
+@kernel(readonly=("hand",))
+def largest_meld_cover(hand, hand_n, R, only, held, row):
+    """``(found, cover)``: :func:`~sim.loba.moves.largest_new_meld` among the new melds
+    :func:`~sim.loba.moves.gen_new_melds_with` lists for ``only`` (-1: every one; a natural:
+    the piernas of its rank, then the escaleras of its suit; the joker: the escaleras), written
+    into ``row``; and ``cover``, a superset of the cards those melds put down (bit c: every
+    natural of a pierna's rank or of an escalera window, the joker when one is in it),
+    which is all :func:`may_go_out`'s test needs. The same loops as the list, each meld's key
+    compared instead of emitted, so the engine's own greedy plays without the list
+    (``engine.greedy_play``). ``held``: the identities the hand holds."""
+    limit = hand_n - 1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else hand_n
+    if limit < 3:
+        return False, 0
+    exactly_three = R[RULE.PIERNA_SUITS] == PIERNA.EXACTLY_THREE
+    decks = R[RULE.DECKS]
+    J = min(hand[JOKER], R[RULE.JOKERS_PER_ESCALERA])
+    mn = R[RULE.ESCALERA_MIN]
+    if only >= 0 and only != JOKER:  # one rank, one suit (as gen_new_melds_with)
+        ranks = 1 << rank_of(only)
+        s0 = int(suit_of(only))  # (int: NumPy scalars as plain Python)
+        lanes = int(suit_bits(held, s0)) << (16 * s0)
+        suits = 1 << s0
+    else:
+        masks = suit_masks(hand)
+        m0, m1, m2, m3 = masks[0], masks[1], masks[2], masks[3]
+        ma, mb, mc, md = m0 & 0x3FFE, m1 & 0x3FFE, m2 & 0x3FFE, m3 & 0x3FFE
+        ranks = (ma & mb & (mc | md)) | (mc & md & (ma | mb))
+        if not exactly_three:
+            if decks <= 2:
+                ranks |= ((ma & (mb | mc | md)) | (mb & (mc | md)) | (mc & md)) & masks[4]
+            else:
+                ranks = 0x3FFE
+        if only == JOKER:  # a joker is in no pierna
+            ranks = 0
+        lanes = int(m0) | (int(m1) << 16) | (int(m2) << 32) | (int(m3) << 48)
+        suits = escalera_suits(lanes, J, mn)  # (no loop turn for the others)
+    best_key = -1
+    kind = 0
+    key = 0
+    lo_ = 0
+    hi_ = 0
+    jm_ = 0
+    size = 0
+    cover = 0
+    while ranks:  # [A15] piernas, as _piernas_of lists them
+        low = ranks & -ranks
+        ranks ^= low
+        r = bit_index(low)
+        h0 = int(min(hand[r - 1], decks))
+        h1 = int(min(hand[13 + r - 1], decks))
+        h2 = int(min(hand[26 + r - 1], decks))
+        h3 = int(min(hand[39 + r - 1], decks))
+        if h0 + h1 + h2 + h3 < 3:
+            continue
+        cover |= ((held >> (r - 1)) & 0x0008004002001) << (r - 1)  # the rank's naturals
+        if (h0 + h1 + h2 + h3) * 100 <= best_key:
+            continue
+        for c0 in range(h0 + 1):
+            for c1 in range(h1 + 1):
+                for c2 in range(h2 + 1):
+                    for c3 in range(h3 + 1):
+                        k = c0 + c1 + c2 + c3
+                        if k < 3 or k > limit or k * 100 <= best_key:
+                            continue
+                        ns = (c0 > 0) + (c1 > 0) + (c2 > 0) + (c3 > 0)
+                        if ns == 4 or (exactly_three and ns != 3):
+                            continue
+                        best_key = k * 100
+                        kind = MELD.PIERNA
+                        key = r
+                        lo_ = c0 | (c1 << 2) | (c2 << 4) | (c3 << 6)
+                        hi_ = 0
+                        jm_ = 0
+                        size = k
+    while suits:  # [A16]/[A17] escaleras, as _escaleras_of lists them (suit by suit)
+        low = suits & -suits
+        suits ^= low
+        s = bit_index(low)
+        m = (lanes >> (16 * s)) & 0xFFFF
+        c = popcount(m & 0x3FFE)
+        if c < 2 or c + J < mn or not has_window(m, J, mn):
+            continue
+        # from each lo only its longest window can be the largest (the most cards, then
+        # the highest top, grow together) or add to the cover (the shorter ones hold fewer
+        # naturals, and a joker only where it has one): it ends before the (J + 1)-th gap
+        lo0, lo1 = lo_span(m, J)
+        for lo in range(lo0, lo1 + 1):
+            if not ((m >> lo) & 1) and J == 0:
+                continue
+            gap = ~m & 0x7FFF & -(1 << lo)  # the gaps at positions lo..14
+            for _ in range(J):
+                gap &= gap - 1
+            hi = min(bit_index(gap & -gap) - 1 if gap else 14, lo + 12, lo + limit - 1)
+            if hi < lo + mn - 1:
+                continue
+            wb = window_bits(lo, hi)
+            held_w = m & wb
+            nat = popcount(held_w)
+            if nat < 2:
+                continue
+            length = hi - lo + 1
+            gaps = length - nat
+            cover |= (((held_w >> 1) & 0x1FFF) | ((held_w >> 14) & 1)) << (13 * s)
+            if gaps > 0 or min(J - gaps, nat - 2) > 0:  # a joker in it (meld_cover's)
+                cover |= 1 << JOKER
+            if length * 100 + hi > best_key:
+                best_key = length * 100 + hi
+                kind = MELD.ESCALERA
+                key = s
+                lo_ = lo
+                hi_ = hi
+                jm_ = wb & ~m
+                size = length
+    if best_key < 0:
+        return False, cover
+    row[A.TYPE] = PLAY.MELD
+    row[A.KIND] = kind
+    row[A.KEY] = key
+    row[A.LO] = lo_
+    row[A.HI] = hi_
+    row[A.JMASK] = jm_
+    row[A.N] = size
+    return True, cover
+
+
+@kernel(readonly=("hand", "melds", "wants"))
+def best_layoff_wanted(hand, hand_n, melds, nm, R, row, wants, held):
+    """:func:`~sim.loba.moves.best_layoff`, looking only at the melds ``i`` that take a card
+    the hand holds (``wants[i] & held``, as :func:`~sim.loba.moves.gen_layoffs_wanted`): the
+    same lay-off (the melds it skips have none)."""
+    if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 and hand_n <= 1:
+        return False
+    jm_i = -1  # the first joker lay-off: its meld and position
+    jm_p = 0
+    for i in range(nm):
+        if not (wants[i] & held):
+            continue
+        if melds[i, M.KIND] == MELD.PIERNA:
+            r = int(melds[i, M.KEY])
+            for s in range(4):
+                cid = s * 13 + r - 1
+                if hand[cid] > 0 and pierna_accepts(melds[i], s, R):
+                    return _layoff_row(row, i, cid, -1, 0)
+            continue
+        s = int(melds[i, M.KEY])
+        lo = int(melds[i, M.LO])
+        hi = int(melds[i, M.HI])
+        jm = int(melds[i, M.JMASK])
+        if hi - lo + 1 >= 13:
+            continue
+        if lo > 1 and hand[pos_card(lo - 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(lo - 1, s), lo - 1, 0)
+        if hi < 14 and hand[pos_card(hi + 1, s)] > 0:
+            return _layoff_row(row, i, pos_card(hi + 1, s), hi + 1, 0)
+        if R[RULE.JOKER_END_MOVE] == 1:
+            if (jm >> lo) & 1 and hi < 14 and hand[pos_card(lo, s)] > 0:
+                return _layoff_row(row, i, pos_card(lo, s), lo, hi + 1)
+            if (jm >> hi) & 1 and lo > 1 and hand[pos_card(hi, s)] > 0:
+                return _layoff_row(row, i, pos_card(hi, s), hi, lo - 1)
+        if jm_i < 0 and hand[JOKER] > 0 and popcount(jm) < R[RULE.JOKERS_PER_ESCALERA]:
+            if lo > 1:
+                jm_i = i
+                jm_p = lo - 1
+            elif hi < 14:
+                jm_i = i
+                jm_p = hi + 1
+    if jm_i >= 0:
+        return _layoff_row(row, jm_i, JOKER, jm_p, 0)
+    return False
+
+
+@kernel(inline="always")
+def may_go_out_masks(hand, held, cover, melds, nm, must_meld):
+    """:func:`may_go_out` from the identities ``held`` and ``cover`` (a superset of the cards
+    the options put down: the test then holds at least whenever it holds on the list);
+    ``must_meld``: lay-offs wait for the seat's own meld ([A20]) and it has none yet. The
+    loose cards are counted from masks: two identities or more are two cards or more."""
+    x = held & ~cover
+    nx = popcount64(x)
+    if nx == 0 or (nx == 1 and hand[bit_index(x)] <= 1):
+        return True
+    if not must_meld:
+        return False
+    suits = 0
+    ranks = 0
+    for i in range(nm):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            ranks |= 1 << int(melds[i, M.KEY])
+        else:
+            suits |= 1 << int(melds[i, M.KEY])
+    table = ((ranks >> 1) & 0x1FFF) * 0x8004002001  # the naturals of those ranks ...
+    for t in range(4):  # ... and of those suits
+        table |= ((suits >> t) & 1) * (0x1FFF << (13 * t))
+    y = x & ~table & ((1 << JOKER) - 1)
+    ny = popcount64(y)
+    if ny >= 2:
+        return False
+    loose = hand[bit_index(y)] if ny == 1 else 0
+    if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
+        loose += hand[JOKER]
+    return loose <= 1
+
+
 @kernel(readonly=("hand", "melds", "pub", "acts"))
 def may_go_out(hand, melds, pub, acts, n):
     """Cheap necessary condition for going out this turn: every card but one is put down by
@@ -199,10 +414,12 @@ def fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms):
     best_key = -1
     key = 0
     for i in range(n):
+        key = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        if best_left == 0 and key <= best_key:
+            continue  # (no option leaves fewer than none: this one cannot win; not played out)
         left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)
         if must >= 0 and h[must] >= hand[must]:
             continue
-        key = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
         if left < best_left or (left == best_left and key > best_key):
             best = i
             best_left = left
@@ -255,6 +472,7 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 _GATHER = np.uint64(0x0102040810204080)  # byte k's top bit (moved to bit 0) -> bit 56 + k
 _LANE_ONES = 0x0001000100010001
 _LANE_RANKS = 0x3FFE3FFE3FFE3FFE  # positions 1..13 of every lane
+_LANE_BIT1 = 0x0002000200020002  # position 1 (the ace) of every lane
 
 
 @kernel(inline="always")
@@ -274,27 +492,34 @@ def suit_lanes(hand):
     return lanes_of(held_ids(hand))
 
 
-@kernel(inline="always")
-def _near(m, p):
-    """3 per held position one away from p, 1 per position two away (``m``: a suit lane
-    shifted up by two, so that p - 2 >= -1 reads bit p)."""
-    one = ((m >> (p + 1)) & 1) + ((m >> (p + 3)) & 1)
-    return 3 * one + ((m >> p) & 1) + ((m >> (p + 4)) & 1)
+if DISABLED:
+
+    def popcount64(x):
+        """Set bits of the 64-bit word ``x``."""
+        return bin(int(x) & 0xFFFFFFFFFFFFFFFF).count("1")
+
+else:
+
+    @kernel(inline="always")
+    def popcount64(x):
+        """Set bits of the 64-bit word ``x``: one ``popcnt``."""
+        return _ctpop64(np.int64(x))
 
 
 @kernel(inline="always")
 def natural_key(lanes, r, s, ace):
     """Greedy's discard key of the natural of rank ``r``, suit ``s``: ``64 *`` :func:`card_cost`
     ``+ r - 1`` (ties: the higher rank), from the hand's :func:`lanes_of` instead of hand
-    look-ups: the same numbers (an ace's neighbours are 2, 3 and K, Q: positions 1 and 14 of
-    its lane)."""
+    look-ups: the same numbers. The rank's other suits and the suit's neighbours (3 per
+    position one away, 1 per position two away; an ace's are 2, 3 and K, Q: positions 1 and
+    14 of its lane) are counted with ``popcnt`` on the lanes, which hold no bit at a lane's
+    positions 0 and 15 (so the next lane's bits never count)."""
     v = ace if r == 1 else min(r, 10)
-    y = (lanes >> r) & _LANE_ONES  # this rank in each suit
-    useful = 2 * ((y + (y >> 16) + (y >> 32) + (y >> 48)) & 7) - 2
-    m = ((lanes >> (16 * s)) & 0xFFFF) << 2
-    useful += _near(m, r)
-    if r == 1:
-        useful += _near(m, 14)
+    m = lanes >> (16 * s)  # the suit's lane in bits 0..15 (other suits above: never read)
+    useful = 2 * popcount64((lanes >> r) & _LANE_ONES) - 2  # this rank in each suit
+    useful += 3 * popcount64(((m << 1) >> r) & 5) + popcount64(((m << 2) >> r) & 0x11)
+    ace_x = 3 * ((m >> 13) & 1) + ((m >> 12) & 1)  # an ace's K and Q (position 14's)
+    useful += ace_x if r == 1 else 0
     return (v - 4 * useful) * 64 + r - 1
 
 
@@ -323,6 +548,30 @@ def discard_natural(held, ace):
     read from its bit in the lanes (one loop: a loop per suit mispredicted its exit four
     times). The engine's own greedy discards with it."""
     lanes = lanes_of(held)
+    # a natural with no card of its rank in another suit and none of its suit within two
+    # positions has useful 0, so its key is 64 * value + rank - 1; every other natural's
+    # is at most 64 * (highest value - 4) + 12. When the best of those lone naturals is
+    # above that, it is the card (found from the masks, no loop over the hand)
+    near = (lanes << 1) | (lanes >> 1) | (lanes << 2) | (lanes >> 2)
+    near |= (near >> 13) & _LANE_BIT1  # an ace's K and Q (position 14), read at position 1
+    l0, l1 = lanes & 0xFFFF, (lanes >> 16) & 0xFFFF
+    l2, l3 = (lanes >> 32) & 0xFFFF, (lanes >> 48) & 0xFFFF
+    two = (l0 & (l1 | l2 | l3)) | (l1 & (l2 | l3)) | (l2 & l3)  # ranks in two suits or more
+    lone = lanes & ~near & ~(two * _LANE_ONES) & _LANE_RANKS
+    if lone:
+        top = -1
+        tkey = -(1 << 30)
+        fold = (lone | (lone >> 16) | (lone >> 32) | (lone >> 48)) & 0x3FFC  # ranks 2..13
+        if fold:
+            r = top_index(fold)
+            tkey = 64 * min(r, 10) + r - 1
+            top = (bit_index(lone & (_LANE_ONES << r)) >> 4) * 13 + r - 1
+        aces = lone & _LANE_BIT1
+        if aces and 64 * ace > tkey:
+            tkey = 64 * ace
+            top = (bit_index(aces & -aces) >> 4) * 13
+        if tkey > 64 * (max(10, ace) - 4) + 12:
+            return top
     best = -1
     key = -(1 << 30)
     x = lanes & _LANE_RANKS  # one loop over the lanes' positions 1..13: bit 16s + r

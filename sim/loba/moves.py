@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba.core import types
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from ..jit import DISABLED, jit, kernel
@@ -90,6 +90,54 @@ else:
         """Index of the single set bit of ``low`` (a power of two below 2**63): one ``tzcnt``
         (LLVM's ``cttz``), where a de Bruijn multiply and a table load were before."""
         return trailing_zeros(np.int64(low))
+
+
+if DISABLED:
+
+    def top_index(x):
+        """Index of the highest set bit of ``x`` (0 < x < 2**63)."""
+        return int(x).bit_length() - 1
+
+else:
+
+    @kernel
+    def top_index(x):
+        """Index of the highest set bit of ``x`` (0 < x < 2**63): one ``lzcnt``."""
+        return 63 - leading_zeros(np.int64(x))
+
+
+_LANES_1 = 0x0001000100010001  # bit 0 of each 16-bit lane
+
+
+@kernel(inline="always")
+def escalera_suits(lanes, J, mn):
+    """Bit s set when suit s may hold an escalera: :func:`has_window`'s bit tests on the four
+    suits' positions at once (``lanes``: suit s's :func:`suit_bits` in bits 16s..16s+15),
+    each shift masked to its lane; every suit where ``has_window`` slides a count. A suit
+    whose bit is clear has no escalera (the searches then skip it without a turn of their
+    suit loop, whose tests mispredict)."""
+    w = 0
+    if mn <= J + 2:
+        for d in range(1, max(mn, J + 2)):
+            w |= lanes & (lanes >> d) & (((1 << (16 - d)) - 1) * _LANES_1)
+    elif mn == 3:
+        w = lanes & (lanes >> 1) & (lanes >> 2) & (0x3FFF * _LANES_1)
+    else:
+        return 15
+    suits = 0
+    for t in range(4):
+        suits |= int(((w >> (16 * t)) & 0xFFFF) != 0) << t
+    return suits
+
+
+@kernel(inline="always")
+def lo_span(m, J):
+    """The first positions ``lo`` an escalera window of held positions ``m`` (two or more)
+    can start at and still hold two naturals with at most ``J`` gaps: from the lowest held
+    position less ``J`` (a window starting lower has more than ``J`` gaps before it) to the
+    highest held position less one (one starting there holds one natural at most). The
+    window loops start only there; the windows they skip are the ones they would skip."""
+    return max(1, bit_index(m & -m) - J), top_index(m) - 1
 
 
 @kernel
@@ -407,7 +455,12 @@ def gen_new_melds_with(hand, hand_n, R, acts, n, only):
         low = ranks & -ranks
         ranks ^= low
         n = _piernas_of(hand, bit_index(low), decks, limit, exactly_three, acts, n)
-    for s in range(4):
+    lanes = int(masks[0]) | (int(masks[1]) << 16) | (int(masks[2]) << 32) | (int(masks[3]) << 48)
+    esc = escalera_suits(lanes, J, mn)
+    while esc:  # (the suits that may hold one, in order: no loop turn for the others)
+        low = esc & -esc
+        esc ^= low
+        s = bit_index(low)
         n = _escaleras_of(acts, n, s, masks[s], J, mn, limit)
     return n
 
@@ -443,7 +496,8 @@ def _escaleras_of(acts, n, s, m, J, mn, limit):
     c = popcount(m & 0x3FFE)
     if c < 2 or c + J < mn or not has_window(m, J, mn):
         return n
-    for lo in range(1, 15):
+    lo0, lo1 = lo_span(m, J)
+    for lo in range(lo0, lo1 + 1):
         if not ((m >> lo) & 1) and J == 0:
             continue
         top = min(14, lo + 12, lo + limit - 1)
@@ -525,7 +579,8 @@ def largest_new_meld(hand, hand_n, R, row):
         c = popcount(m & 0x3FFE)
         if c < 2 or c + J < mn or not has_window(m, J, mn):
             continue
-        for lo in range(1, 15):
+        lo0, lo1 = lo_span(m, J)
+        for lo in range(lo0, lo1 + 1):
             if not ((m >> lo) & 1) and J == 0:
                 continue
             top = min(14, lo + 12, lo + limit - 1)

@@ -86,7 +86,9 @@ def next_seat(g, s, seat):
     call with the whole state passes every array of it)."""
     np_ = g[G.NP]
     for k in range(1, np_ + 1):
-        q = (seat + k) % np_
+        q = seat + k  # (seat + k) % np_ without a division: seat < np_, k <= np_
+        if q >= np_:
+            q -= np_
         if s[q, S.STATUS] == ST.ACTIVE:
             return q
     return seat
