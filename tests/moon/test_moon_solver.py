@@ -594,3 +594,17 @@ def test_b6_b8_sure_tricks_no_trump_counts_every_top():
     6-5 (no other 6 above it) and 5-5 all count: bound 3, all three tricks."""
     k, side = literal_bound("6-6 6-5 5-5 / 6-4 5-4 1-1 / 6-3 5-3 2-2", NO_TRUMP, 0, 0)
     assert (k, side) == (3, 3)
+
+
+def test_b7_b8_sure_tricks_one_suits_followers_do_not_cover_another():
+    """Trump 4. The bidder leads holding 4-4 (the top trump), 1-1 (top of 1), 2-2 and 2-1
+    (tops of 2: 6-2, 5-2 and 3-2 are out of play). Defender 1 holds the trumps 4-1 and 4-2
+    and two 1s (3-1, 5-1) but no 2; defender 2 holds no trump. The bound: 1 top trump + the
+    best suit, 1 (one 1-top, which defender 1 must follow) rather than 2 (defender 1 follows
+    2 zero times): 2 in all. It must not borrow defender 1's 1s for the 2s (that says 3). By
+    hand the bidder takes exactly 2: 4-4 and 1-1 win; the 4-4 draws only one of defender 1's
+    two trumps and defender 1 follows the 1-1 with a 1, so it still holds a trump when the
+    first 2 is led (at the third trick at the latest) and ruffs it; then it leads its 3-1 or
+    5-1, a suit the bidder lacks, for the last trick too."""
+    k, side = literal_bound("1-1 2-1 2-2 4-4 / 3-1 4-1 4-2 5-1 / 5-3 5-5 6-1 6-6", 4, 0, 0)
+    assert (k, side) == (2, 2)
