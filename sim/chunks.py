@@ -38,15 +38,29 @@ from .rundir import Piece, RunDir, part_name
 from .setup import Setup, load
 from .totals import add_aggregates, aggregate
 
-DEFAULT_CHUNK = 8192
+# Games per chunk. Each chunk has a fixed cost (its slices queued, its outputs made, its parts
+# and totals): about 10 ms, a tenth of a Moon chunk of 8,192 games on 2 threads; at 32,768
+# `simulate --out` runs within a few per cent of one call for all the games (both games,
+# docs/performance.md), and a chunk is still about a second of Loba on 2 threads.
+DEFAULT_CHUNK = 32768
 ROUNDS_CHUNK = 512  # per-round records take max_rounds_per_game x seats rows per game
+SEARCH_CHUNK = 64  # a seat that searches plays a few games a second: a chunk is seconds, not hours
 BACKENDS = ("local", "dask")
 
 
-def chunk_games(games: int, chunk_size: int | None, record_rounds: bool) -> int:
-    """Games per chunk of a run: ``chunk_size``, else 8192 (512 when rounds are recorded), at
-    most the run's games."""
-    return min(chunk_size or (ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK), int(games))
+def searching(seats) -> bool:
+    """Whether a seat's policy is a search policy (one that declares a cheap ``quick``
+    setting: ``mc``, ``deep``, ``pimc``), whose games cost milliseconds to seconds each."""
+    return any(getattr(getattr(s, "policy", None), "quick", "") for s in seats)
+
+
+def chunk_games(games: int, chunk_size: int | None, record_rounds: bool, search=False) -> int:
+    """Games per chunk of a run: ``chunk_size``, else 32,768 (512 when rounds are recorded, 64
+    when a seat searches, ``search``), at most the run's games."""
+    base = ROUNDS_CHUNK if record_rounds else DEFAULT_CHUNK
+    if search:
+        base = min(base, SEARCH_CHUNK)
+    return min(chunk_size or base, int(games))
 
 
 MAX_THREADS = numba.config.NUMBA_NUM_THREADS  # the machine's CPUs (NUMBA_NUM_THREADS caps it)

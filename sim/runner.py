@@ -38,6 +38,7 @@ from .chunks import (
     game_bytes,
     memory_budget,
     run_local,
+    searching,
     set_threads,
 )
 from .dask_backend import run_dask
@@ -78,7 +79,7 @@ def simulate(
     check_count(games, seed)
     knob_columns = check_knob_columns(s.rules, knob_columns)
     check_backend("local", None, None, chunk_size, threads)
-    chunk = chunk_games(games, chunk_size, record_rounds)
+    chunk = chunk_games(games, chunk_size, record_rounds, searching(s.seats))
     check_chunk_memory(s.spec, s.rules, chunk, bool(record_rounds))
     need, budget = games * game_bytes(s.spec, 0), memory_budget()
     if need > budget:  # every table is kept in memory here
@@ -220,7 +221,7 @@ def stream_run(
     label = s.label if label is None else label
     knob_columns = check_knob_columns(rules, knob_columns)
     check_backend(backend, scheduler, workers, chunk_size, threads)
-    chunk = chunk_games(games, chunk_size, record_rounds)
+    chunk = chunk_games(games, chunk_size, record_rounds, searching(s.seats))
     check_chunk_memory(spec, rules, chunk, bool(record_rounds and out_dir is not None))
     job = ChunkJob.of(
         s,

@@ -49,10 +49,10 @@ def log_new_run(log, rules, seat_list, seed, preset, games, chunk_size, record, 
     """The -v lines of a new run: what defines it and how it is cut into chunks."""
     if not log.on:
         return
-    from sim.chunks import chunk_games
+    from sim.chunks import chunk_games, searching
 
     log.run(rules, seat_list, seed, preset)
-    chunk = chunk_games(games, chunk_size, record)
+    chunk = chunk_games(games, chunk_size, record, searching(seat_list))
     log(
         f"{games:,} games in chunks of {chunk:,} ({count(-(-games // chunk), 'chunk')})"
         + (f", written to '{out_dir}'" if out_dir else ", not written (no --out)")
