@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from loba_random import RULE_VARIANTS, random_hand, random_table
 
 from sim.loba.greedy import (
     best_layoff_wanted,
@@ -19,47 +20,13 @@ from sim.loba.greedy import (
     may_go_out,
     may_go_out_masks,
 )
-from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PUB, A, M
+from sim.loba.layout import JOKER, MAX_MELDS, N_IDS, PUB, A, M
 from sim.loba.moves import best_layoff, gen_layoffs, gen_new_melds_with, held_bits, options_bound
 from sim.loba.options import meld_wants
 from sim.loba.rules import RULE
 from sim.setup import make_rules
 
-RULES = [  # (test_largest_meld.py's)
-    {},
-    {"decks": 1, "jokers": 2, "pierna_suits": "not_all_four"},
-    {"decks": 3, "jokers": 8, "jokers_per_escalera": 4, "pierna_suits": "not_all_four"},
-    {"decks": 2, "jokers_per_escalera": 2, "escalera_min": 4, "go_out_needs_discard": True},
-    {"decks": 3, "jokers_per_escalera": 0, "escalera_min": 5},
-    {"decks": 2, "jokers_per_escalera": 3, "escalera_min": 3, "pierna_suits": "not_all_four"},
-]
-
-
-def _hand(rng, decks, suits, most):
-    hand = np.zeros(HAND_W, dtype=np.int8)
-    for _ in range(rng.integers(1, most)):
-        c = int(rng.integers(0, 13 * suits)) if rng.random() < 0.9 else JOKER
-        hand[c] = min(hand[c] + 1, decks if c != JOKER else 8)
-    return hand
-
-
-def _table(rng, decks):
-    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
-    nm = int(rng.integers(0, 10))
-    for i in range(nm):
-        if rng.random() < 0.4:
-            melds[i, M.KIND] = MELD.PIERNA
-            melds[i, M.KEY] = rng.integers(1, 14)
-            melds[i, M.C0 : M.C0 + 4] = rng.integers(0, decks + 1, 4)
-        else:
-            melds[i, M.KIND] = MELD.ESCALERA
-            melds[i, M.KEY] = rng.integers(0, 4)
-            lo = int(rng.integers(1, 13))
-            hi = min(14, lo + int(rng.integers(2, 13)))
-            melds[i, M.LO], melds[i, M.HI] = lo, hi
-            jm = int(rng.integers(0, 1 << 15)) & int(rng.integers(0, 1 << 15))
-            melds[i, M.JMASK] = ((2 << hi) - (1 << lo)) & jm
-    return melds, nm
+RULES = RULE_VARIANTS
 
 
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
@@ -75,7 +42,7 @@ def test_largest_meld_cover_is_best_play_of_the_list(preset, over):
     none = np.zeros((0, M.SIZE), dtype=np.int16)
     found = tested = 0
     for t in range(1200):
-        hand = _hand(rng, rules.decks, int(rng.integers(1, 5)), 22)
+        hand = random_hand(rng, rules.decks, int(rng.integers(1, 5)), 22)
         hn = int(hand[:N_IDS].sum())
         held = held_bits(hand)[0]
         x = [i for i in range(N_IDS) if hand[i] > 0]
@@ -89,7 +56,7 @@ def test_largest_meld_cover_is_best_play_of_the_list(preset, over):
             if n:
                 found += 1
                 assert list(row) == list(acts[best_play(acts, n)]), (t, only)
-                melds, nm = _table(rng, rules.decks) if t % 2 else (none, 0)
+                melds, nm = random_table(rng, rules.decks) if t % 2 else (none, 0)
                 for melded in (0, 1):  # the go-out test on the masks holds when on the list
                     pub[PUB.MELDED] = melded
                     pub[PUB.NMELDS] = nm
@@ -112,8 +79,8 @@ def test_best_layoff_wanted_is_best_layoff(preset, over):
     wants = np.zeros(MAX_MELDS, dtype=np.int64)
     found = 0
     for t in range(1500):
-        hand = _hand(rng, rules.decks, 4, 8)
-        melds, nm = _table(rng, rules.decks)
+        hand = random_hand(rng, rules.decks, 4, 8)
+        melds, nm = random_table(rng, rules.decks)
         for i in range(nm):
             wants[i] = meld_wants(melds[i], R)[0]
         hn = int(hand[:N_IDS].sum())

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from loba_random import RULE_VARIANTS, random_hand, random_table
 
 from sim.loba.greedy import best_play, cards_covered
-from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, A, M
+from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, N_IDS, A, M
 from sim.loba.moves import (
     best_layoff,
     gen_layoffs,
@@ -23,14 +24,7 @@ from sim.loba.moves import (
 )
 from sim.setup import make_rules
 
-RULES = [
-    {},
-    {"decks": 1, "jokers": 2, "pierna_suits": "not_all_four"},
-    {"decks": 3, "jokers": 8, "jokers_per_escalera": 4, "pierna_suits": "not_all_four"},
-    {"decks": 2, "jokers_per_escalera": 2, "escalera_min": 4, "go_out_needs_discard": True},
-    {"decks": 3, "jokers_per_escalera": 0, "escalera_min": 5},
-    {"decks": 2, "jokers_per_escalera": 3, "escalera_min": 3, "pierna_suits": "not_all_four"},
-]
+RULES = RULE_VARIANTS
 
 
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
@@ -73,26 +67,8 @@ def test_best_layoff_is_best_play_of_the_full_list(preset, over):
     melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
     found = jokers = 0
     for t in range(1500):
-        hand = np.zeros(HAND_W, dtype=np.int8)
-        for _ in range(rng.integers(1, 8)):
-            c = int(rng.integers(0, 52)) if rng.random() < 0.85 else JOKER
-            hand[c] = min(hand[c] + 1, rules.decks if c != JOKER else 8)
-        melds[:] = 0
-        nm = int(rng.integers(0, 10))
-        for i in range(nm):
-            if rng.random() < 0.4:
-                melds[i, M.KIND] = MELD.PIERNA
-                melds[i, M.KEY] = rng.integers(1, 14)
-                melds[i, M.C0 : M.C0 + 4] = rng.integers(0, rules.decks + 1, 4)
-            else:
-                melds[i, M.KIND] = MELD.ESCALERA
-                melds[i, M.KEY] = rng.integers(0, 4)
-                lo = int(rng.integers(1, 13))
-                hi = min(14, lo + int(rng.integers(2, 13)))
-                melds[i, M.LO], melds[i, M.HI] = lo, hi
-                w = (2 << hi) - (1 << lo)
-                jm = int(rng.integers(0, 1 << 15)) & int(rng.integers(0, 1 << 15))
-                melds[i, M.JMASK] = w & jm
+        hand = random_hand(rng, rules.decks, 4, 8, natural=0.85)
+        nm = random_table(rng, rules.decks, melds)[1]
         hn = int(hand[:N_IDS].sum())
         n = gen_layoffs(hand, hn, melds, nm, R, acts, 0)
         row[:] = -7

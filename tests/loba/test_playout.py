@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from loba_random import RULE_VARIANTS, random_hand, random_table
 
 from sim.loba.greedy import cards_covered, loose_cards, may_go_out, option_out
-from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
+from sim.loba.layout import HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, A, M
 from sim.loba.moves import (
     gen_layoffs,
     gen_new_melds,
@@ -24,44 +25,11 @@ from sim.loba.policies.smart import fewest_left, may_go_out_with
 from sim.loba.rules import RULE
 from sim.setup import make_rules
 
-RULES = [  # (test_largest_meld.py's variants)
-    {},
-    {"decks": 1, "jokers": 2, "pierna_suits": "not_all_four"},
-    {"decks": 3, "jokers": 8, "jokers_per_escalera": 4, "pierna_suits": "not_all_four"},
-    {"decks": 2, "jokers_per_escalera": 2, "escalera_min": 4, "go_out_needs_discard": True},
-    {"decks": 3, "jokers_per_escalera": 0, "escalera_min": 5},
-    {"decks": 2, "jokers_per_escalera": 3, "escalera_min": 3, "pierna_suits": "not_all_four"},
-]
+RULES = RULE_VARIANTS
 
 
 def _hand(rng, decks, most):
-    hand = np.zeros(HAND_W, dtype=np.int8)
-    suits = rng.integers(1, 5)
-    for _ in range(rng.integers(1, most)):
-        c = int(rng.integers(0, 13 * suits)) if rng.random() < 0.88 else JOKER
-        hand[c] = min(hand[c] + 1, decks if c != JOKER else 8)
-    return hand
-
-
-def _table(rng, decks, melds):
-    melds[:] = 0
-    nm = int(rng.integers(0, 10))
-    for i in range(nm):
-        if rng.random() < 0.4:
-            melds[i, M.KIND] = MELD.PIERNA
-            melds[i, M.KEY] = rng.integers(1, 14)
-            melds[i, M.C0 : M.C0 + 4] = rng.integers(0, decks + 1, 4)
-        else:
-            melds[i, M.KIND] = MELD.ESCALERA
-            melds[i, M.KEY] = rng.integers(0, 4)
-            lo = int(rng.integers(1, 13))
-            hi = min(14, lo + int(rng.integers(2, 13)))
-            melds[i, M.LO], melds[i, M.HI] = lo, hi
-            w = (2 << hi) - (1 << lo)
-            jm = int(rng.integers(0, 1 << 15)) & int(rng.integers(0, 1 << 15))
-            melds[i, M.JMASK] = w & jm
-        melds[i, M.OWNER] = rng.integers(0, 4)
-    return nm
+    return random_hand(rng, decks, int(rng.integers(1, 5)), most, natural=0.88)
 
 
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
@@ -81,7 +49,7 @@ def test_option_out_from_is_option_out(preset, over):
     plays = deep = nomeld = 0
     for t in range(300):
         hand = _hand(rng, rules.decks, 16)
-        nm = _table(rng, rules.decks, melds)
+        nm = random_table(rng, rules.decks, melds, owners=True)[1]
         hn = int(hand[:N_IDS].sum())
         melded = bool(rng.random() < 0.7)
         n = gen_new_melds(hand, hn, R, acts, 0)
@@ -142,7 +110,7 @@ def test_fewest_left_is_the_plain_form(preset, over):
     outs = 0  # decisions whose option goes out
     for t in range(200):
         hand = _hand(rng, rules.decks, 16 if t % 2 else 7)  # (small hands go out more often)
-        nm = _table(rng, rules.decks, melds)
+        nm = random_table(rng, rules.decks, melds, owners=True)[1]
         hn = int(hand[:N_IDS].sum())
         pub[PUB.SEAT] = 1
         pub[PUB.NMELDS] = nm
@@ -176,7 +144,7 @@ def test_may_go_out_with_is_may_go_out(preset, over):
     yes = 0
     for t in range(400):
         hand = _hand(rng, rules.decks, 16 if t % 2 else 8)
-        nm = _table(rng, rules.decks, melds)
+        nm = random_table(rng, rules.decks, melds, owners=True)[1]
         hn = int(hand[:N_IDS].sum())
         pub[PUB.NMELDS] = nm
         pub[PUB.MELDED] = int(rng.random() < 0.5)
