@@ -39,9 +39,9 @@ from .setup import Setup, load
 from .totals import add_aggregates, aggregate
 
 # Games per chunk. Each chunk has a fixed cost (its slices queued, its outputs made, its parts
-# and totals): about 10 ms, a tenth of a Moon chunk of 8,192 games on 2 threads; at 32,768
-# `simulate --out` runs within a few per cent of one call for all the games (both games,
-# docs/performance.md), and a chunk is still about a second of Loba on 2 threads.
+# and totals): about 10 ms, a tenth of a chunk of 8,192 of the cheapest games on 2 threads; at
+# 32,768 `simulate --out` runs within a few per cent of one call for all the games
+# (docs/performance.md), and a chunk of the slowest built-in seats is still about a second.
 DEFAULT_CHUNK = 32768
 ROUNDS_CHUNK = 512  # per-round records take max_rounds_per_game x seats rows per game
 SEARCH_CHUNK = 64  # a seat that searches plays a few games a second: a chunk is seconds, not hours
@@ -50,7 +50,7 @@ BACKENDS = ("local", "dask")
 
 def searching(seats) -> bool:
     """Whether a seat's policy is a search policy (one that declares a cheap ``quick``
-    setting: ``mc``, ``deep``, ``pimc``), whose games cost milliseconds to seconds each."""
+    setting, :class:`sim.policies.api.Policy`), whose games cost milliseconds to seconds each."""
     return any(getattr(getattr(s, "policy", None), "quick", "") for s in seats)
 
 
