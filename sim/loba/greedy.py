@@ -400,6 +400,13 @@ def going_out(hand, melds, pub, acts, n, must):
     return fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms)
 
 
+@kernel(inline="always")
+def play_key(act):
+    """The play-outs' order of an option: a new meld by its size, then its top position
+    (greedy's :func:`best_play`); every lay-off 0."""
+    return act[A.N] * 100 + act[A.HI] if act[A.TYPE] == PLAY.MELD else 0
+
+
 @kernel(readonly=("hand", "melds", "pub", "acts"))
 def fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms):
     """:func:`going_out` on its scratch (``h``, ``opts``, ``ms``)."""
@@ -414,7 +421,7 @@ def fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms):
     best_key = -1
     key = 0
     for i in range(n):
-        key = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        key = play_key(acts[i])
         if best_left == 0 and key <= best_key:
             continue  # (no option leaves fewer than none: this one cannot win; not played out)
         left = option_out(hand, melds, nm, R, melded, seat, acts[i], h, ms, opts)

@@ -16,8 +16,17 @@ import numpy as np
 
 from ..jit import kernel
 from ..stack import stack_array
-from .layout import HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, A, M
-from .moves import apply_play, best_layoff, copy_rows2, largest_new_meld, rules_into
+from .greedy import _GATHER, _HIGH_BITS, _ONES_7F, play_key, popcount64
+from .layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
+from .moves import (
+    apply_play,
+    best_layoff,
+    copy_rows2,
+    largest_new_meld,
+    pierna_count,
+    popcount,
+    rules_into,
+)
 from .rules import RULE
 
 _N_RULES = RULE.SIZE
@@ -55,23 +64,159 @@ def option_out_from(hand, hn, melds, nm, R, melded, seat, act, h, ms, row, melda
     return play_out_from(h, hn - act[A.N], ms, nm2, R, melded, seat, row, meldable)
 
 
+# ---------------------------------------------------------------- bounds on what a play-out leaves
+# A play-out only puts down new melds of the hand left (each a meld of the decision's hand, so
+# on a complete option list) and lay-offs (onto a pierna of the card's rank or an escalera of
+# its suit: the table's, the option's, or one of those new melds). So after option i, a card
+# of the hand left that no option compatible with i holds (enough copies left for both, and
+# jokers) and whose rank and suit no such meld has stays in hand: their count is a lower bound
+# on the cards the play-out leaves (``tests/loba/test_playout.py`` checks it against the
+# play-outs themselves).
+
+_BOUND_MAX = 64  # options given bounds (a longer list is played out in full)
+_NATURALS = (1 << JOKER) - 1
+_RANK_CARDS = 0x8004002001  # bit r - 1 of a rank mask, once per suit: the rank's naturals
+_ONES_7E = np.uint64(0x7E7E7E7E7E7E7E7E)
+
+
+@kernel(inline="always")
+def option_needs(act):
+    """(identities the option puts down, those it puts down twice, its jokers, its pierna's
+    rank as a bit, its escalera's suit as a bit, whether it is a new meld)."""
+    if act[A.TYPE] == PLAY.LAYOFF:
+        c = int(act[A.KEY])
+        if c == JOKER:
+            return 0, 0, 1, 0, 0, False
+        return 1 << c, 0, 0, 0, 0, False
+    if act[A.KIND] == MELD.PIERNA:
+        r = int(act[A.KEY])
+        a1 = 0
+        a2 = 0
+        for s in range(4):
+            k = pierna_count(act[A.LO], s)
+            b = 1 << (s * 13 + r - 1)
+            a1 |= b if k >= 1 else 0
+            a2 |= b if k >= 2 else 0
+        return a1, a2, 0, 1 << r, 0, True
+    s = int(act[A.KEY])
+    win = (2 << int(act[A.HI])) - (1 << int(act[A.LO]))
+    jm = int(act[A.JMASK]) & win
+    nat = win ^ jm
+    a1 = ((nat >> 1) & 0x1FFF) << (13 * s)
+    ace = ((nat >> 14) & 1) << (13 * s)  # the ace above the king: a second copy if low too
+    return a1 | ace, a1 & ace, popcount(jm), 0, 1 << s, True
+
+
+@kernel(inline="always")
+def hand_twice(hand):
+    """(identities held, identities held twice or more) of a decision's hand (N_IDS counts),
+    the first 48 counts eight at a time."""
+    h1 = 0
+    h2 = 0
+    w = hand[:48].view(np.uint64)
+    for k in range(6):
+        a = ((w[k] + _ONES_7F) & _HIGH_BITS) >> np.uint64(7)
+        b = ((w[k] + _ONES_7E) & _HIGH_BITS) >> np.uint64(7)
+        h1 |= int((a * _GATHER) >> np.uint64(56)) << (8 * k)
+        h2 |= int((b * _GATHER) >> np.uint64(56)) << (8 * k)
+    for i in range(48, N_IDS):
+        h1 |= int(hand[i] > 0) << i
+        h2 |= int(hand[i] > 1) << i
+    return h1, h2
+
+
+@kernel(inline="always")
+def leave_bounds(hand, melds, nm, acts, n, decks, out):
+    """``out[i]``: a lower bound on the cards option ``i`` of the complete list ``acts[:n]``
+    followed by largest-first play leaves (above). False (no bounds) when the list is longer
+    than ``out`` or a hand may hold three copies of a card (``decks`` > 2)."""
+    if n > out.shape[0] or decks > 2:
+        return False
+    info = stack_array(_BOUND_MAX, 3, np.int64)
+    h1, h2 = hand_twice(hand)
+    hj = int(hand[JOKER])
+    ranks = 0
+    suits = 0
+    for i in range(nm):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            ranks |= 1 << int(melds[i, M.KEY])
+        else:
+            suits |= 1 << int(melds[i, M.KEY])
+    for i in range(n):
+        a1, a2, nj, pr, su, meld = option_needs(acts[i])
+        info[i, 0] = a1
+        info[i, 1] = a2
+        info[i, 2] = nj | (pr << 8) | (su << 24) | (int(meld) << 40)
+    for i in range(n):
+        a1 = info[i, 0]
+        a2 = info[i, 1]
+        nj = info[i, 2] & 0xFF
+        rk = ranks | ((info[i, 2] >> 8) & 0xFFFF)
+        st = suits | ((info[i, 2] >> 24) & 0xF)
+        placed = 0
+        for j in range(n):
+            x = info[j, 2]
+            if j == i or not (x >> 40) & 1:
+                continue
+            b1 = info[j, 0]
+            if (a1 & b1 & ~h2) | (a2 & b1) | (a1 & info[j, 1]) or nj + (x & 0xFF) > hj:
+                continue  # not both: too few copies, or jokers
+            placed |= b1
+            rk |= (x >> 8) & 0xFFFF
+            st |= (x >> 24) & 0xF
+        lay = ((rk >> 1) & 0x1FFF) * _RANK_CARDS
+        for t in range(4):
+            lay |= ((st >> t) & 1) * (0x1FFF << (13 * t))
+        placed |= lay
+        left1 = ((h1 & ~a1) | (h2 & ~a2)) & _NATURALS & ~placed  # held once or more after i
+        left2 = h2 & ~a1 & _NATURALS & ~placed  # twice after i
+        b = popcount64(left1) + popcount64(left2)
+        if st == 0:
+            b += hj - nj  # no escalera to take a joker
+        out[i] = b
+    return True
+
+
 @kernel(readonly=("hand", "melds", "pub", "acts"))
-def any_goes_out(hand, hn, melds, pub, acts, n, must, meldable):
-    """Whether some option of ``acts[:n]`` (every play of ``hand``, ``hn`` cards; ``meldable``:
-    one of them is a new meld) followed by largest-first play leaves at most one card and puts
-    a card of identity ``must`` down (-1: any): ``greedy.going_out(...)[0] >= 0``, stopping at
-    the first option that does. (Its scratch is on its own stack.)"""
+def way_out(hand, melds, pub, acts, n, must, first):
+    """``greedy.going_out(hand, melds, pub, acts, n, must)[0]`` of a complete option list
+    (every new meld of the hand, [A15]-[A18], and the lay-offs), or with ``first`` the first
+    option that goes out (a way out exists when going_out finds one). An option whose bound
+    (:func:`leave_bounds`) is two cards or more is not played out: it cannot go out, and no
+    option that leaves two beats one that goes out. (Scratch on its own stack.)"""
     R = rules_into(pub, stack_array(_N_RULES, 0, np.int64))
     h = stack_array(HAND_W, 0, np.int8)
     for c in range(N_IDS, HAND_W):  # (the padding read eight counts at a time: zeros)
         h[c] = 0
     row = stack_array(1, _A_SIZE, np.int16)[0]
     ms = stack_array(MAX_MELDS, _M_SIZE, np.int16)
+    bound = stack_array(_BOUND_MAX, 0, np.int64)
     nm = pub[PUB.NMELDS]
+    bounded = leave_bounds(hand, melds, nm, acts, n, R[RULE.DECKS], bound)
     seat = pub[PUB.SEAT]
     melded = pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
+    hn = 0
+    meldable = False
+    for c in range(N_IDS):
+        hn += int(hand[c])
     for i in range(n):
+        meldable |= acts[i, A.TYPE] == PLAY.MELD
+    best = -1
+    best_left = 2  # (only an option that goes out is kept: fewest_after's answer among them)
+    best_key = -1
+    for i in range(n):
+        if bounded and bound[i] >= 2:
+            continue
+        key = play_key(acts[i])
+        if best_left == 0 and key <= best_key:
+            continue  # (no option leaves fewer than none)
         left = option_out_from(hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, row, meldable)
-        if left <= 1 and not (must >= 0 and h[must] >= hand[must]):
-            return True
-    return False
+        if left > 1 or (must >= 0 and h[must] >= hand[must]):
+            continue
+        if left < best_left or (left == best_left and key > best_key):
+            if first:
+                return i
+            best = i
+            best_left = left
+            best_key = key
+    return best

@@ -2,8 +2,10 @@
 option out with ``option_out_from`` (no meld search once none can be, none at all for a hand
 without a new meld) leaves the same hand and table as ``greedy.option_out`` (a full search
 every step), smart's ``fewest_left`` picks the option of its plain form and its going-out
-pre-test (``may_go_out_with``) answers as ``greedy.may_go_out``, on random hands (jokers,
-duplicate cards) and tables under the rule variants of ``test_largest_meld.py``."""
+pre-test (``may_go_out_with``) answers as ``greedy.may_go_out``; the bounds on what a play-out
+leaves (``leave_bounds``) never exceed what it leaves, and ``way_out``, which skips the options
+they rule out, answers as ``greedy.going_out``; on random hands (jokers, duplicate cards) and
+tables under the rule variants of ``test_largest_meld.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import numpy as np
 import pytest
 from loba_random import RULE_VARIANTS, random_hand, random_table
 
-from sim.loba.greedy import cards_covered, loose_cards, may_go_out, option_out
+from sim.loba.greedy import cards_covered, going_out, loose_cards, may_go_out, option_out
 from sim.loba.layout import HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, A, M
 from sim.loba.moves import (
     gen_layoffs,
@@ -20,7 +22,7 @@ from sim.loba.moves import (
     largest_new_meld,
     options_bound,
 )
-from sim.loba.playout import option_out_from
+from sim.loba.playout import leave_bounds, option_out_from, way_out
 from sim.loba.policies.smart import fewest_left, may_go_out_with
 from sim.loba.rules import RULE
 from sim.setup import make_rules
@@ -157,3 +159,81 @@ def test_may_go_out_with_is_may_go_out(preset, over):
         assert may_go_out_with(view, table, pub, cover, loose_cards(view, cover)) == want, t
         yes += want
     assert 20 < yes < 380, yes
+
+
+def _complete_list(rng, rules, R, acts, melds, pub, most):
+    """A random hand and table, and every play of the hand (a complete list: every new meld,
+    and the lay-offs once the seat may lay off)."""
+    hand = _hand(rng, rules.decks, most)
+    nm = random_table(rng, rules.decks, melds, owners=True)[1]
+    hn = int(hand[:N_IDS].sum())
+    pub[PUB.SEAT] = 1
+    pub[PUB.NMELDS] = nm
+    pub[PUB.MELDED] = int(rng.random() < 0.5)
+    n = gen_new_melds(hand, hn, R, acts, 0)
+    if R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
+        n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
+    return hand, nm, n
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_leave_bounds_never_exceed_the_play_out(preset, over):
+    """Every option's bound is at most the cards its play-out leaves (the bound rules an
+    option out of a way out only when it cannot go out)."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(23 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    h = np.zeros(HAND_W, dtype=np.int8)
+    ms = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    opts = np.zeros((1, A.SIZE), dtype=np.int16)
+    bound = np.zeros(64, dtype=np.int64)
+    checked = cut = tight = 0
+    for t in range(300):
+        hand, nm, n = _complete_list(rng, rules, R, acts, melds, pub, 16 if t % 2 else 9)
+        view = hand[:N_IDS]
+        if not leave_bounds(view, melds, nm, acts, n, rules.decks, bound):
+            assert rules.decks > 2 or n > 64, (t, n)
+            continue
+        melded = R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1
+        for i in range(n):
+            left = option_out(view, melds, nm, R, melded, 1, acts[i], h, ms, opts)
+            assert 0 <= bound[i] <= left, (t, i, int(bound[i]), int(left))
+            checked += 1
+            cut += bound[i] >= 2
+            tight += bound[i] == left
+    if rules.decks > 2:
+        assert checked == 0
+    else:
+        assert checked > 300 and cut > 30 and tight > 20, (checked, cut, tight)
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_way_out_is_going_out(preset, over):
+    """``way_out`` on a complete list: ``going_out``'s option (any card, or one that must go
+    down), and with ``first`` an option exactly when going_out finds one."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(31 * over + len(preset))
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    outs = 0
+    for t in range(300):
+        hand, nm, n = _complete_list(rng, rules, R, acts, melds, pub, 14 if t % 2 else 7)
+        if n == 0:
+            continue
+        view, table, a = hand[:N_IDS], melds[:nm], acts[:n]
+        held = np.flatnonzero(view)
+        for must in (-1, int(rng.choice(held))):
+            want = going_out(view, table, pub, a, n, must)[0]
+            assert way_out(view, table, pub, a, n, must, False) == want, (t, must)
+            assert (way_out(view, table, pub, a, n, must, True) >= 0) == (want >= 0), (t, must)
+            outs += want >= 0
+    assert outs >= 5, outs

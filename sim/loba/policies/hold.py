@@ -15,7 +15,7 @@ from ...policies.api import decision
 from ..greedy import array_type, best_discard, going_out, may_go_out, out_or_largest
 from ..layout import DRAW, HAND_W, N_IDS, PUB, ST, A
 from ..moves import gen_layoffs, gen_new_melds, options_bound, view_rules
-from ..playout import any_goes_out
+from ..playout import way_out
 from ..rules import RULE
 from .basic import greedy_draw
 
@@ -48,13 +48,12 @@ def take_goes_out(hand, melds, pile, pub):
         hn += hand[i]
     h[top] += 1
     opts = np.empty((options_bound(R), A.SIZE), dtype=np.int16)
-    new = gen_new_melds(h, hn, R, opts, 0)
-    n = new
+    n = gen_new_melds(h, hn, R, opts, 0)
     if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
         n = gen_layoffs(h, hn, melds, pub[PUB.NMELDS], R, opts, n)
     if not may_go_out(h[:N_IDS], melds, pub, opts, n):
         return False
-    return any_goes_out(h[:N_IDS], hn, melds, pub, opts, n, top, new > 0)
+    return way_out(h[:N_IDS], melds, pub, opts, n, top, True) >= 0
 
 
 @kernel

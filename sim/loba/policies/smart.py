@@ -29,9 +29,9 @@ from ..greedy import (
     _N_RULES,
     best_play,
     cards_covered,
-    going_out,
     held_ids,
     loose_cards,
+    play_key,
 )
 from ..layout import DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, ST, A, M
 from ..moves import (
@@ -42,7 +42,7 @@ from ..moves import (
     meld_cover,
     rules_into,
 )
-from ..playout import option_out_from
+from ..playout import option_out_from, way_out
 from ..rules import RULE
 from .careful import careful_pick
 from .hold import take_goes_out
@@ -113,7 +113,7 @@ def fewest_left_on(hand, melds, pub, acts, n, R, h, opts, ms):
     best = -1
     best_key = np.int64(1) << 62
     for i in range(n):
-        g = acts[i, A.N] * 100 + acts[i, A.HI] if acts[i, A.TYPE] == PLAY.MELD else 0
+        g = play_key(acts[i])
         if best_key <= 0 and -g >= best_key:
             continue  # the best goes out (key -g): only a larger meld that goes out beats it
         left = option_out_from(hand, hn, melds, nm, R, melded, seat, acts[i], h, ms, row, meldable)
@@ -186,7 +186,7 @@ def smart_next(hand, melds, pub, params, acts, n):
         loose = loose_cards(hand, cover)
         if loose <= params[S_REACH]:
             if may_go_out_with(hand, melds, pub, cover, loose):
-                k = going_out(hand, melds, pub, acts, n, -1)[0]
+                k = way_out(hand, melds, pub, acts, n, -1, False)
                 if k >= 0:
                     return k
             return -1
