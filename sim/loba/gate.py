@@ -103,6 +103,7 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
         pub[PUB.SEAT] = seat
         pub[PUB.MELDED] = st.s[seat, S.MELDED]
         pub[PUB.NMELDS] = st.g[G.NMELDS]
+        pub[PUB.TAKEN] = st.g[G.TAKEN]
         nm = st.g[G.NMELDS]
         return greedy_choice(decision, st.hands[seat, :N_IDS], st.melds[:nm], pub, acts[:n], n)
     if plugged(params, seat):

@@ -12,12 +12,14 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from ..jit import DISABLED, kernel
+from ..jit import kernel
 from ..stack import stack_array
 from .cards import rank_of, suit_of
 from .layout import DEC, DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
-    _ctpop64,
+    _GATHER,
+    _HIGH_BITS,
+    _ONES_7F,
     _layoff_row,
     apply_play,
     best_layoff,
@@ -30,6 +32,7 @@ from .moves import (
     pierna_accepts,
     pierna_count,
     popcount,
+    popcount64,
     pos_card,
     rules_into,
     suit_bits,
@@ -37,6 +40,7 @@ from .moves import (
     top_index,
     window_bits,
 )
+from .playout import play_key, way_out
 from .rules import PIERNA, RULE
 
 
@@ -400,13 +404,6 @@ def going_out(hand, melds, pub, acts, n, must):
     return fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms)
 
 
-@kernel(inline="always")
-def play_key(act):
-    """The play-outs' order of an option: a new meld by its size, then its top position
-    (greedy's :func:`best_play`); every lay-off 0."""
-    return act[A.N] * 100 + act[A.HI] if act[A.TYPE] == PLAY.MELD else 0
-
-
 @kernel(readonly=("hand", "melds", "pub", "acts"))
 def fewest_after(hand, melds, pub, acts, n, must, R, h, opts, ms):
     """:func:`going_out` on its scratch (``h``, ``opts``, ``ms``)."""
@@ -441,7 +438,10 @@ def out_or_largest(hand, melds, pub, acts, n):
     """Greedy's play: a play that leads to going out this turn if there is one (searched only
     when :func:`may_go_out`), else the largest."""
     if n >= 2 and may_go_out(hand, melds, pub, acts, n):  # one option: nothing to order
-        k = going_out(hand, melds, pub, acts, n, -1)[0]
+        if pub[PUB.TAKEN] < 0:  # every play of the hand listed: bounds skip some play-outs
+            k = way_out(hand, melds, pub, acts, n, -1, False)
+        else:
+            k = going_out(hand, melds, pub, acts, n, -1)[0]
         if k >= 0:
             return k
     return best_play(acts, n)
@@ -474,9 +474,6 @@ def card_cost(cid, hand, pub):
     return v - 4 * useful
 
 
-_ONES_7F = np.uint64(0x7F7F7F7F7F7F7F7F)
-_HIGH_BITS = np.uint64(0x8080808080808080)
-_GATHER = np.uint64(0x0102040810204080)  # byte k's top bit (moved to bit 0) -> bit 56 + k
 _LANE_ONES = 0x0001000100010001
 _LANE_RANKS = 0x3FFE3FFE3FFE3FFE  # positions 1..13 of every lane
 _LANE_BIT1 = 0x0002000200020002  # position 1 (the ace) of every lane
@@ -497,20 +494,6 @@ def lanes_of(held):
 def suit_lanes(hand):
     """:func:`lanes_of` a decision's hand (53 counts, read by :func:`held_ids`)."""
     return lanes_of(held_ids(hand))
-
-
-if DISABLED:
-
-    def popcount64(x):
-        """Set bits of the 64-bit word ``x``."""
-        return bin(int(x) & 0xFFFFFFFFFFFFFFFF).count("1")
-
-else:
-
-    @kernel(inline="always")
-    def popcount64(x):
-        """Set bits of the 64-bit word ``x``: one ``popcnt``."""
-        return _ctpop64(np.int64(x))
 
 
 @kernel(inline="always")

@@ -106,6 +106,20 @@ else:
         return 63 - leading_zeros(np.int64(x))
 
 
+if DISABLED:
+
+    def popcount64(x):
+        """Set bits of the 64-bit word ``x``."""
+        return bin(int(x) & 0xFFFFFFFFFFFFFFFF).count("1")
+
+else:
+
+    @kernel(inline="always")
+    def popcount64(x):
+        """Set bits of the 64-bit word ``x``: one ``popcnt``."""
+        return _ctpop64(np.int64(x))
+
+
 _LANES_1 = 0x0001000100010001  # bit 0 of each 16-bit lane
 
 

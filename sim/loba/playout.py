@@ -16,15 +16,19 @@ import numpy as np
 
 from ..jit import kernel
 from ..stack import stack_array
-from .greedy import _GATHER, _HIGH_BITS, _ONES_7F, play_key, popcount64
 from .layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from .moves import (
+    _GATHER,
+    _HIGH_BITS,
+    _ONES_7E,
+    _ONES_7F,
     apply_play,
     best_layoff,
     copy_rows2,
     largest_new_meld,
     pierna_count,
     popcount,
+    popcount64,
     rules_into,
 )
 from .rules import RULE
@@ -32,6 +36,13 @@ from .rules import RULE
 _N_RULES = RULE.SIZE
 _A_SIZE = A.SIZE
 _M_SIZE = M.SIZE
+
+
+@kernel(inline="always")
+def play_key(act):
+    """The play-outs' order of an option: a new meld by its size, then its top position
+    (greedy's :func:`best_play`); every lay-off 0."""
+    return act[A.N] * 100 + act[A.HI] if act[A.TYPE] == PLAY.MELD else 0
 
 
 @kernel
@@ -76,7 +87,6 @@ def option_out_from(hand, hn, melds, nm, R, melded, seat, act, h, ms, row, melda
 _BOUND_MAX = 64  # options given bounds (a longer list is played out in full)
 _NATURALS = (1 << JOKER) - 1
 _RANK_CARDS = 0x8004002001  # bit r - 1 of a rank mask, once per suit: the rank's naturals
-_ONES_7E = np.uint64(0x7E7E7E7E7E7E7E7E)
 
 
 @kernel(inline="always")

@@ -19,9 +19,9 @@ import numpy as np
 from ...jit import kernel
 from ...policies.api import decision
 from ..cards import rank_of, suit_of
-from ..greedy import _GATHER, _HIGH_BITS, _LANE_ONES, _ONES_7F, best_discard, card_cost, lanes_of
+from ..greedy import _LANE_ONES, best_discard, card_cost, lanes_of
 from ..layout import DRAW, HT, JOKER, MELD, PUB, ST, H, M
-from ..moves import pos_card
+from ..moves import _GATHER, _HIGH_BITS, _ONES_7E, _ONES_7F, pos_card
 from ..rules import PIERNA, RULE, TAKE
 
 # ---------------------------------------------------------------- wary
@@ -302,7 +302,6 @@ def careful_terms(cost, c, melds, pub, feeds, ranks, danger, safe, keep):
 # the hand, the pile and the table for every option.
 
 _NATURALS = (1 << JOKER) - 1
-_ONES_7E = np.uint64(0x7E7E7E7E7E7E7E7E)
 _ONES_7D = np.uint64(0x7D7D7D7D7D7D7D7D)
 
 
