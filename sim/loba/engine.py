@@ -21,7 +21,13 @@ from ..events import ev, ev_push, tracing
 from ..jit import kernel
 from ..rng import shuffle
 from .gate import decide, own_greedy
-from .greedy import best_layoff_wanted, discard_natural, largest_meld_cover, may_go_out_masks
+from .greedy import (
+    best_layoff_wanted,
+    discard_natural,
+    largest_meld_cover,
+    may_go_out,
+    may_go_out_masks,
+)
 from .layout import (
     DEC,
     DRAW,
@@ -31,6 +37,7 @@ from .layout import (
     N_IDS,
     PH,
     PLAY,
+    PUB,
     RR,
     RS,
     ST,
@@ -45,6 +52,7 @@ from .layout import (
 from .moves import apply_play, bit_index, hand_value, held_bits
 from .options import (
     NO_MELD,
+    best_placeable,
     gen_plays_with,
     keep_placeable,
     lay_wants,
@@ -279,14 +287,29 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free, held):
             if k == -2:
                 n, new = gen_plays_with(st, R, seat, acts, only, held)
                 owed = g[G.TAKEN] >= 0
-                if owed:
-                    n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
-                if n == 0:
-                    break
-                if owed and n == 1:
-                    k = 0
-                else:
-                    k = decide(fns.play, st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
+                if owed and 2 <= n <= 64 and own_greedy(params, seat):
+                    # the engine's own greedy owes the taken card: unless it may go out, its
+                    # play is the largest the rule keeps, found without testing every play
+                    # (options.best_placeable; the same answer and decision count)
+                    pub = bufs.pub
+                    pub[PUB.MELDED] = s[seat, S.MELDED]
+                    pub[PUB.NMELDS] = g[G.NMELDS]
+                    nm = g[G.NMELDS]
+                    if not may_go_out(hand[:N_IDS], st.melds[:nm], pub, acts[:n], n):
+                        k, more = best_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
+                        if k < 0:
+                            break
+                        if more:
+                            g[G.DECISIONS] += 1
+                if k == -2:
+                    if owed:
+                        n = keep_placeable(st, R, seat, g[G.TAKEN], acts, n, bufs)
+                    if n == 0:
+                        break
+                    if owed and n == 1:
+                        k = 0
+                    else:
+                        k = decide(fns.play, st, R, seat, bufs, params, acts, n, DEC.PLAY, not owed)
             if k < 0:
                 break
             do_play(st, seat, acts[k], R, tr)

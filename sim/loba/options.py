@@ -226,26 +226,68 @@ def take_search(st, R, seat, c, bufs):
     return ok
 
 
+@kernel(inline="always")
+def keeps_placeable(st, R, seat, c, act, bufs, hn, lay):
+    """Does the play ``act`` put the taken discard ``c`` down, or leave a sequence that does
+    ([A12])? (``hn``: the seat's cards; ``lay``: it may lay off now.)"""
+    hand = st.hands[seat]
+    if places(act, hand, c, R):
+        return True
+    sh, sm = bufs.hand, bufs.melds
+    nm = st.g[G.NMELDS]
+    copy_rows(hand, sh, HAND_W)
+    copy_rows2(st.melds, sm, nm)
+    nm2 = apply_play(sh, sm, nm, act, seat)
+    lay2 = lay or act[A.TYPE] == PLAY.MELD
+    return can_place(sh, hn - act[A.N], sm, nm2, lay2, R, c, bufs)
+
+
 @kernel
 def keep_placeable(st, R, seat, c, acts, n, bufs):
     """While the taken discard ``c`` is still in hand, keep only the plays that put it down or
     leave a sequence that does ([A12]); returns how many remain (compacted to the front)."""
-    hand = st.hands[seat]
-    sh, sm = bufs.hand, bufs.melds
-    nm = st.g[G.NMELDS]
     hn = st.s[seat, S.HAND_N]
     lay = may_layoff(st, R, seat)
     m = 0
     for i in range(n):
-        ok = places(acts[i], hand, c, R)
-        if not ok:
-            copy_rows(hand, sh, HAND_W)
-            copy_rows2(st.melds, sm, nm)
-            nm2 = apply_play(sh, sm, nm, acts[i], seat)
-            lay2 = lay or acts[i, A.TYPE] == PLAY.MELD
-            ok = can_place(sh, hn - acts[i, A.N], sm, nm2, lay2, R, c, bufs)
-        if ok:
+        if keeps_placeable(st, R, seat, c, acts[i], bufs, hn, lay):
             if m != i:
                 copy_rows(acts[i], acts[m], A.SIZE)
             m += 1
     return m
+
+
+@kernel
+def best_placeable(st, R, seat, c, acts, n, bufs):
+    """``(k, more)``: greedy's largest play (``greedy.best_play``'s order: the largest new
+    meld, ties to the first listed, then the first natural lay-off, then the first joker one)
+    among those :func:`keep_placeable` keeps, found by testing the plays in that order and
+    stopping at the first kept (-1: none); ``more``: whether another play is kept too (then
+    the choice was a decision). The plays themselves are not moved; at most 64 of them."""
+    hn = st.s[seat, S.HAND_N]
+    lay = may_layoff(st, R, seat)
+    best = -1
+    tried = 0  # the plays tested (``n`` <= 64)
+    while True:
+        k = -1
+        key = -1
+        for i in range(n):
+            if (tried >> i) & 1:
+                continue
+            if acts[i, A.TYPE] == PLAY.MELD:
+                x = acts[i, A.N] * 100 + acts[i, A.HI]
+            else:
+                x = 1 if acts[i, A.KEY] == JOKER else 2
+            if x > key:
+                key = x
+                k = i
+        if k < 0:
+            return -1, False
+        tried |= 1 << k
+        if keeps_placeable(st, R, seat, c, acts[k], bufs, hn, lay):
+            best = k
+            break
+    for i in range(n):
+        if not (tried >> i) & 1 and keeps_placeable(st, R, seat, c, acts[i], bufs, hn, lay):
+            return best, True
+    return best, False

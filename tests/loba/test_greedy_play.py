@@ -4,7 +4,9 @@ pieces against the lists they stand for. ``largest_meld_cover`` finds what
 card's rank and suit, the joker's escaleras) and covers at least the cards that list
 covers; ``best_layoff_wanted`` finds ``best_layoff``'s lay-off looking only at the melds the
 table's masks say take a card of the hand; ``may_go_out_masks`` holds whenever
-``may_go_out`` holds on the list. Rules as in test_largest_meld.py."""
+``may_go_out`` holds on the list; with a taken discard owed ([A12]), ``best_placeable`` finds
+``best_play`` of what ``keep_placeable`` keeps, and whether it keeps two plays or more. Rules
+as in test_largest_meld.py."""
 
 from __future__ import annotations
 
@@ -20,9 +22,10 @@ from sim.loba.greedy import (
     may_go_out,
     may_go_out_masks,
 )
-from sim.loba.layout import JOKER, MAX_MELDS, N_IDS, PUB, A, M
+from sim.loba.layout import JOKER, MAX_MELDS, N_IDS, PUB, A, G, M, S
 from sim.loba.moves import best_layoff, gen_layoffs, gen_new_melds_with, held_bits, options_bound
-from sim.loba.options import meld_wants
+from sim.loba.options import best_placeable, gen_plays_with, keep_placeable, meld_wants
+from sim.loba.state import new_bufs, new_state
 from sim.loba.rules import RULE
 from sim.setup import make_rules
 
@@ -93,3 +96,43 @@ def test_best_layoff_wanted_is_best_layoff(preset, over):
         assert list(row) == list(row2), t
         found += n > 0
     assert found > 300
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_a12_best_placeable_is_best_play_of_what_the_rule_keeps(preset, over):
+    """The engine's greedy owing a taken discard: the largest play the rule keeps, tested in
+    greedy's order, is ``best_play`` of ``keep_placeable``'s list (the same row), and
+    ``more`` says whether that list holds two plays or more (a decision, then)."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(41 * over + len(preset))
+    st = new_state()
+    bufs = new_bufs(R)
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    kept = np.zeros_like(acts)
+    cases = decisions = refused = 0
+    for t in range(500):
+        hand = random_hand(rng, rules.decks, int(rng.integers(1, 5)), 16)
+        c = int(rng.choice(np.flatnonzero(hand[:N_IDS])))  # the taken card
+        st.hands[0] = hand
+        st.melds[:], nm = random_table(rng, rules.decks, owners=True)
+        st.g[G.NMELDS] = nm
+        st.g[G.LAY_OK] = 0
+        st.g[G.TAKEN] = c
+        st.s[0, S.HAND_N] = int(hand[:N_IDS].sum())
+        st.s[0, S.MELDED] = int(rng.random() < 0.5)
+        n = gen_plays_with(st, R, 0, acts, -1, held_bits(hand)[0])[0]
+        if not 2 <= n <= 64:
+            continue
+        kept[:n] = acts[:n]
+        m = keep_placeable(st, R, 0, c, kept, n, bufs)
+        k, more = best_placeable(st, R, 0, c, acts, n, bufs)
+        assert np.array_equal(st.hands[0], hand), t  # (the hand as it was)
+        assert (k >= 0) == (m > 0) and more == (m >= 2), (t, k, m, more)
+        if m:
+            assert list(acts[k]) == list(kept[best_play(kept, m)]), t
+        cases += 1
+        decisions += more
+        refused += m < n
+    assert cases > 50 and decisions > 10 and refused > 10, (cases, decisions, refused)
