@@ -77,9 +77,18 @@ def below(state, n):
 
 @jit
 def shuffle(state, arr, n):
-    """Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    """Fisher-Yates shuffle of ``arr[:n]`` in place: :func:`below` at every step, its stream's
+    two words kept in registers until the end (the same draws; a store and a load of each per
+    step were the deal's longest chain)."""
+    a = state[0]
+    b = state[1]
     for i in range(n - 1, 0, -1):
-        j = below(state, i + 1)
+        r = (b + a) >> np.uint64(32)  # next_u64, then below(i + 1)
+        a ^= a << np.uint64(23)
+        a, b = b, a ^ b ^ (a >> np.uint64(18)) ^ (b >> np.uint64(5))
+        j = np.int64((r * np.uint64(i + 1)) >> np.uint64(32))
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t
+    state[0] = a
+    state[1] = b

@@ -144,3 +144,24 @@ def test_in_slices_covers_every_game_once(count, threads):
     covered = sorted(i for lo, hi in seen for i in range(lo, hi))
     assert covered == list(range(count))
     assert all(hi > lo for lo, hi in seen)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 54, 108, 432])
+def test_shuffle_is_fisher_yates_on_below(n):
+    """``rng.shuffle`` keeps its stream in registers: the same draws (``below`` at every step,
+    from the top down) and the same stream after it as the plain Fisher-Yates loop."""
+    import numpy as np
+
+    from sim.rng import below, seed_stream, shuffle
+
+    for seed in range(20):
+        s1 = np.zeros(2, dtype=np.uint64)
+        seed_stream(s1, seed, n)
+        s2 = s1.copy()
+        a1 = np.arange(n, dtype=np.int16)
+        a2 = a1.copy()
+        shuffle(s1, a1, n)
+        for i in range(n - 1, 0, -1):
+            j = below(s2, i + 1)
+            a2[i], a2[j] = a2[j], a2[i]
+        assert np.array_equal(a1, a2) and np.array_equal(s1, s2), (seed, n)

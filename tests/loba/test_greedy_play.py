@@ -25,8 +25,8 @@ from sim.loba.greedy import (
 from sim.loba.layout import JOKER, MAX_MELDS, N_IDS, PUB, A, G, M, S
 from sim.loba.moves import best_layoff, gen_layoffs, gen_new_melds_with, held_bits, options_bound
 from sim.loba.options import best_placeable, gen_plays_with, keep_placeable, meld_wants
-from sim.loba.state import new_bufs, new_state
 from sim.loba.rules import RULE
+from sim.loba.state import new_bufs, new_state
 from sim.setup import make_rules
 
 RULES = RULE_VARIANTS
