@@ -1,12 +1,12 @@
 """The engine's own greedy plays without the option list (``engine.greedy_play``): its
-pieces against the lists they stand for. ``largest_meld_cover`` finds what
-``best_play`` picks from ``gen_new_melds_with``'s list for the same ``only`` (every meld, one
-card's rank and suit, the joker's escaleras) and covers at least the cards that list
-covers; ``best_layoff_wanted`` finds ``best_layoff``'s lay-off looking only at the melds the
-table's masks say take a card of the hand; ``may_go_out_masks`` holds whenever
-``may_go_out`` holds on the list; with a taken discard owed ([A12]), ``best_placeable`` finds
-``best_play`` of what ``keep_placeable`` keeps, and whether it keeps two plays or more. Rules
-as in test_largest_meld.py."""
+pieces against the lists they stand for. ``largest_meld_cover`` finds what ``best_play``
+picks from ``gen_new_melds_with``'s list for the same ``only`` (every meld, one card's rank
+and suit, the joker's escaleras) and covers at least the cards that list covers;
+``best_layoff_wanted`` finds ``best_layoff``'s lay-off looking only at the melds the table's
+masks say take a card of the hand; ``may_go_out_masks`` holds whenever ``may_go_out`` holds
+on the list; ``discard_natural`` is ``best_discard`` of the naturals held; with a taken
+discard owed ([A12]), ``best_placeable`` finds ``best_play`` of what ``keep_placeable``
+keeps, and whether it keeps two plays or more. Rules as in test_largest_meld.py."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ import pytest
 from loba_random import RULE_VARIANTS, random_hand, random_table
 
 from sim.loba.greedy import (
+    best_discard,
     best_layoff_wanted,
     best_play,
     cards_covered,
+    discard_natural,
     largest_meld_cover,
     may_go_out,
     may_go_out_masks,
@@ -136,3 +138,26 @@ def test_a12_best_placeable_is_best_play_of_what_the_rule_keeps(preset, over):
         decisions += more
         refused += m < n
     assert cases > 50 and decisions > 10 and refused > 10, (cases, decisions, refused)
+
+
+@pytest.mark.parametrize("ace", [1, 10, 11, 15, 20])
+def test_discard_natural_is_best_discard_of_the_naturals(ace):
+    """The engine's greedy discards without a list: ``best_discard``'s card among the naturals
+    held (and a joker, whose key is below them all), for every ace value's place among the
+    ranks' bounds; hands with pairs of a rank, runs, aces low and high, and lone cards."""
+    rng = np.random.default_rng(ace)
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES + RULE.ACE_VALUE] = ace
+    acts = np.zeros((N_IDS, A.SIZE), dtype=np.int16)
+    picked = set()
+    for t in range(3000):
+        hand = random_hand(rng, 2, int(rng.integers(1, 5)), 14, natural=0.95)
+        held = held_bits(hand)[0] & ((1 << JOKER) - 1)
+        if held & (held - 1) == 0:
+            continue
+        cards = [c for c in range(JOKER) if (held >> c) & 1] + ([JOKER] if hand[JOKER] else [])
+        acts[: len(cards), 0] = cards
+        want = cards[best_discard(hand[:N_IDS], pub, acts, len(cards))]
+        assert discard_natural(held, ace) == want, (t, cards)
+        picked.add(want % 13)
+    assert len(picked) == 13, sorted(picked)  # every rank was the card some time
