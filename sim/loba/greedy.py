@@ -44,16 +44,22 @@ from .playout import play_key, way_out
 from .rules import PIERNA, RULE
 
 
+@kernel(inline="always")
+def best_play_key(act):
+    """Greedy's order of the plays: a new meld by its size, then its top position (above
+    every lay-off); a natural lay-off before a joker's."""
+    if act[A.TYPE] == PLAY.MELD:
+        return act[A.N] * 100 + act[A.HI]
+    return 1 if act[A.KEY] == JOKER else 2
+
+
 @kernel(readonly=("acts",))
 def best_play(acts, n):
     """Largest new meld first (ties: higher top position, [A18]); then the first lay-off."""
     best = -1
     key = -1
     for i in range(n):
-        if acts[i, A.TYPE] == PLAY.MELD:
-            k = acts[i, A.N] * 100 + acts[i, A.HI]
-        else:
-            k = 1 if acts[i, A.KEY] == JOKER else 2
+        k = best_play_key(acts[i])
         if k > key:
             key = k
             best = i

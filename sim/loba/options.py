@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..jit import kernel
 from .cards import rank_of, suit_of
+from .greedy import best_play_key
 from .layout import HAND_W, JOKER, MELD, PLAY, A, G, M, S
 from .moves import (
     apply_play,
@@ -274,10 +275,7 @@ def best_placeable(st, R, seat, c, acts, n, bufs):
         for i in range(n):
             if (tried >> i) & 1:
                 continue
-            if acts[i, A.TYPE] == PLAY.MELD:
-                x = acts[i, A.N] * 100 + acts[i, A.HI]
-            else:
-                x = 1 if acts[i, A.KEY] == JOKER else 2
+            x = best_play_key(acts[i])
             if x > key:
                 key = x
                 k = i

@@ -34,6 +34,18 @@ def _hand(rng, decks, most):
     return random_hand(rng, decks, int(rng.integers(1, 5)), most, natural=0.88)
 
 
+def _case(preset, over, salt):
+    """The rules of a preset and variant, a random stream, an option buffer, a table and a
+    public view with the rules filled in."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    pub = np.zeros(PUB.SIZE, dtype=np.int32)
+    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
+    return rules, R, np.random.default_rng(salt), acts, melds, pub
+
+
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
 @pytest.mark.parametrize("over", range(len(RULES)))
 def test_option_out_from_is_option_out(preset, over):
@@ -102,13 +114,7 @@ def _out_after(hand, melds, nm, R, melded, act):
 @pytest.mark.parametrize("over", range(len(RULES)))
 def test_fewest_left_is_the_plain_form(preset, over):
     """smart's fewest_left on views: the option of the plain form above."""
-    rules = make_rules(preset, **RULES[over])
-    R = rules.to_array()
-    rng = np.random.default_rng(5 * over + len(preset))
-    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
-    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
-    pub = np.zeros(PUB.SIZE, dtype=np.int32)
-    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    rules, R, rng, acts, melds, pub = _case(preset, over, 5 * over + len(preset))
     outs = 0  # decisions whose option goes out
     for t in range(200):
         hand = _hand(rng, rules.decks, 16 if t % 2 else 7)  # (small hands go out more often)
@@ -136,13 +142,7 @@ def test_fewest_left_is_the_plain_form(preset, over):
 @pytest.mark.parametrize("over", range(len(RULES)))
 def test_may_go_out_with_is_may_go_out(preset, over):
     """smart's going-out pre-test from the cover it already has is ``greedy.may_go_out``."""
-    rules = make_rules(preset, **RULES[over])
-    R = rules.to_array()
-    rng = np.random.default_rng(9 * over + len(preset))
-    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
-    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
-    pub = np.zeros(PUB.SIZE, dtype=np.int32)
-    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    rules, R, rng, acts, melds, pub = _case(preset, over, 9 * over + len(preset))
     yes = 0
     for t in range(400):
         hand = _hand(rng, rules.decks, 16 if t % 2 else 8)
@@ -181,13 +181,7 @@ def _complete_list(rng, rules, R, acts, melds, pub, most):
 def test_leave_bounds_never_exceed_the_play_out(preset, over):
     """Every option's bound is at most the cards its play-out leaves (the bound rules an
     option out of a way out only when it cannot go out)."""
-    rules = make_rules(preset, **RULES[over])
-    R = rules.to_array()
-    rng = np.random.default_rng(23 * over + len(preset))
-    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
-    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
-    pub = np.zeros(PUB.SIZE, dtype=np.int32)
-    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    rules, R, rng, acts, melds, pub = _case(preset, over, 23 * over + len(preset))
     h = np.zeros(HAND_W, dtype=np.int8)
     ms = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
     opts = np.zeros((1, A.SIZE), dtype=np.int16)
@@ -217,13 +211,7 @@ def test_leave_bounds_never_exceed_the_play_out(preset, over):
 def test_way_out_is_going_out(preset, over):
     """``way_out`` on a complete list: ``going_out``'s option (any card, or one that must go
     down), and with ``first`` an option exactly when going_out finds one."""
-    rules = make_rules(preset, **RULES[over])
-    R = rules.to_array()
-    rng = np.random.default_rng(31 * over + len(preset))
-    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
-    melds = np.zeros((MAX_MELDS, M.SIZE), dtype=np.int16)
-    pub = np.zeros(PUB.SIZE, dtype=np.int32)
-    pub[PUB.RULES : PUB.RULES + RULE.SIZE] = R
+    rules, R, rng, acts, melds, pub = _case(preset, over, 31 * over + len(preset))
     outs = 0
     for t in range(300):
         hand, nm, n = _complete_list(rng, rules, R, acts, melds, pub, 14 if t % 2 else 7)
