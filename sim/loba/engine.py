@@ -17,9 +17,12 @@ array ``pub`` (rules document A.8), never another hand or the stock order.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..events import ev, ev_push, tracing
 from ..jit import kernel
 from ..rng import shuffle
+from ..stack import stack_array
 from .gate import decide, own_greedy
 from .greedy import (
     best_layoff_wanted,
@@ -33,6 +36,7 @@ from .layout import (
     DRAW,
     HT,
     JOKER,
+    MAX_SEATS,
     MELD,
     N_IDS,
     PH,
@@ -116,16 +120,23 @@ def deal_round(st, R, deck, deck_n, tr):
         st.s[q, S.PENALTY] = 0
         st.s[q, S.BONUS] = 0
     first = next_seat(g, st.s, g[G.DEALER])
+    order = stack_array(MAX_SEATS, 0, np.int64)  # the seats dealt to, from the dealer's left
+    na = 0
+    q = first
+    while True:
+        order[na] = q
+        na += 1
+        q = next_seat(g, st.s, q)
+        if q == first:
+            break
+    k = g[G.STOCK_N]
     for _ in range(R[RULE.HAND_SIZE]):  # one card at a time, from the dealer's left
-        q = first
-        while True:
-            c = stock[g[G.STOCK_N] - 1]
-            g[G.STOCK_N] -= 1
-            st.hands[q, c] += 1
-            st.s[q, S.HAND_N] += 1
-            q = next_seat(g, st.s, q)
-            if q == first:
-                break
+        for j in range(na):
+            k -= 1
+            st.hands[order[j], stock[k]] += 1
+    g[G.STOCK_N] = k
+    for j in range(na):
+        st.s[order[j], S.HAND_N] = R[RULE.HAND_SIZE]
     st.pile[0] = stock[g[G.STOCK_N] - 1]  # [A7] up-card, a joker included
     g[G.STOCK_N] -= 1
     g[G.PILE_N] = 1
