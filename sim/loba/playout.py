@@ -6,8 +6,15 @@ it ([A15]-[A18]: a meld of the smaller hand is one of the larger; under
 ``go_out_needs_discard`` its size limit only falls as well). So once the search finds no meld
 a play-out looks at lay-offs only, and ``fewest_left`` (:mod:`sim.loba.policies.smart`) asks
 once per decision whether its hand holds a new meld at all (:func:`option_out_from`): when it
-holds none, no play-out searches for one. ``tests/loba/test_playout.py`` checks the
-play-outs against greedy's.
+holds none, no play-out searches for one.
+
+And a play-out need not be played where it cannot matter: on a complete option list (every
+play of the hand) :func:`leave_bounds` bounds from below, for every option at once, the cards
+its play-out leaves, and :func:`way_out` (``greedy.going_out``'s answer: is there an option
+after which largest-first goes out, and which) plays out only the options whose bound is
+below two cards: greedy's going-out search, smart's while it holds for the bonus, and the
+``hold``/``smart`` draw's. ``tests/loba/test_playout.py`` checks the play-outs against
+greedy's, the bounds against the play-outs, and ``way_out`` against ``going_out``.
 """
 
 from __future__ import annotations
