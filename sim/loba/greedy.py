@@ -37,6 +37,7 @@ from .moves import (
     rules_into,
     suit_bits,
     suit_masks,
+    table_keys,
     top_index,
     window_bits,
 )
@@ -331,13 +332,7 @@ def may_go_out_masks(hand, held, cover, melds, nm, must_meld):
         return True
     if not must_meld:
         return False
-    suits = 0
-    ranks = 0
-    for i in range(nm):
-        if melds[i, M.KIND] == MELD.PIERNA:
-            ranks |= 1 << int(melds[i, M.KEY])
-        else:
-            suits |= 1 << int(melds[i, M.KEY])
+    ranks, suits = table_keys(melds, nm)
     table = ((ranks >> 1) & 0x1FFF) * 0x8004002001  # the naturals of those ranks ...
     for t in range(4):  # ... and of those suits
         table |= ((suits >> t) & 1) * (0x1FFF << (13 * t))
@@ -356,31 +351,33 @@ def may_go_out(hand, melds, pub, acts, n):
     """Cheap necessary condition for going out this turn: every card but one is put down by
     some option (or, before the seat's own meld, by a lay-off it could then make)."""
     cover = cards_covered(acts, n)
-    if loose_cards(hand, cover) <= 1:
+    return may_go_out_with(hand, melds, pub, cover, loose_cards(hand, cover))
+
+
+@kernel(readonly=("hand", "melds", "pub"))
+def may_go_out_with(hand, melds, pub, cover, loose):
+    """:func:`may_go_out` of the options whose cards are ``cover`` (:func:`cards_covered`),
+    ``loose`` (:func:`loose_cards` of the hand outside it) given: ``smart`` has both already,
+    and asks without a second pass over the options."""
+    if loose <= 1:
         return True
     if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
         return False  # the options already hold every lay-off
     # which loose cards a lay-off could take: an escalera of their suit or a pierna of their
     # rank (a superset is enough here): the table's suits and ranks as masks, then one pass
     # over the loose cards held
-    suits = 0
-    ranks = 0
-    for i in range(pub[PUB.NMELDS]):
-        if melds[i, M.KIND] == MELD.PIERNA:
-            ranks |= 1 << int(melds[i, M.KEY])
-        else:
-            suits |= 1 << int(melds[i, M.KEY])
-    loose = 0
+    ranks, suits = table_keys(melds, pub[PUB.NMELDS])
+    left = 0
     x = held_ids(hand) & ~cover & ((1 << JOKER) - 1)
     while x:
         low = x & -x
         x ^= low
         c = bit_index(low)
         if not ((ranks >> rank_of(c)) & 1 or (suits >> suit_of(c)) & 1):
-            loose += hand[c]
+            left += hand[c]
     if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
-        loose += hand[JOKER]
-    return loose <= 1
+        left += hand[JOKER]
+    return left <= 1
 
 
 def array_type(dtype, ndim, readonly):

@@ -120,6 +120,20 @@ else:
         return _ctpop64(np.int64(x))
 
 
+@kernel(inline="always")
+def table_keys(melds, nm):
+    """(bit r: a pierna of rank r on the table, bit s: an escalera of suit s) of
+    ``melds[:nm]``: the melds a lay-off of a card of that rank or suit could go onto."""
+    ranks = 0
+    suits = 0
+    for i in range(nm):
+        if melds[i, M.KIND] == MELD.PIERNA:
+            ranks |= 1 << int(melds[i, M.KEY])
+        else:
+            suits |= 1 << int(melds[i, M.KEY])
+    return ranks, suits
+
+
 _LANES_1 = 0x0001000100010001  # bit 0 of each 16-bit lane
 
 

@@ -37,6 +37,7 @@ from .moves import (
     popcount,
     popcount64,
     rules_into,
+    table_keys,
 )
 from .rules import RULE
 
@@ -152,13 +153,7 @@ def leave_bounds(hand, melds, nm, acts, n, decks, out):
     info = stack_array(_BOUND_MAX, 3, np.int64)
     h1, h2 = hand_twice(hand)
     hj = int(hand[JOKER])
-    ranks = 0
-    suits = 0
-    for i in range(nm):
-        if melds[i, M.KIND] == MELD.PIERNA:
-            ranks |= 1 << int(melds[i, M.KEY])
-        else:
-            suits |= 1 << int(melds[i, M.KEY])
+    ranks, suits = table_keys(melds, nm)
     for i in range(n):
         a1, a2, nj, pr, su, meld = option_needs(acts[i])
         info[i, 0] = a1

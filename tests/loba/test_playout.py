@@ -13,8 +13,16 @@ import numpy as np
 import pytest
 from loba_random import RULE_VARIANTS, random_hand, random_table
 
-from sim.loba.greedy import cards_covered, going_out, loose_cards, may_go_out, option_out
-from sim.loba.layout import HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, A, M
+from sim.loba.cards import rank_of, suit_of
+from sim.loba.greedy import (
+    cards_covered,
+    going_out,
+    loose_cards,
+    may_go_out,
+    may_go_out_with,
+    option_out,
+)
+from sim.loba.layout import HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, M
 from sim.loba.moves import (
     gen_layoffs,
     gen_new_melds,
@@ -23,7 +31,7 @@ from sim.loba.moves import (
     options_bound,
 )
 from sim.loba.playout import leave_bounds, option_out_from, way_out
-from sim.loba.policies.smart import fewest_left, may_go_out_with
+from sim.loba.policies.smart import fewest_left
 from sim.loba.rules import RULE
 from sim.setup import make_rules
 
@@ -138,10 +146,32 @@ def test_fewest_left_is_the_plain_form(preset, over):
     assert outs >= 3, outs
 
 
+def _may_go_out_plain(hand, melds, nm, R, melded, cover):
+    """The pre-test card by card: every card but one is put down by some option (bit c of
+    ``cover``), or, before the seat's own meld where lay-offs wait for it ([A20]), could be
+    laid off later on a table pierna of its rank or escalera of its suit (a joker: on an
+    escalera)."""
+    loose = [c for c in range(N_IDS) for _ in range(hand[c]) if not (cover >> c) & 1]
+    if len(loose) <= 1:
+        return True
+    if R[RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or melded == 1:
+        return False
+    ranks = {int(m[M.KEY]) for m in melds[:nm] if m[M.KIND] == MELD.PIERNA}
+    suits = {int(m[M.KEY]) for m in melds[:nm] if m[M.KIND] != MELD.PIERNA}
+    left = [
+        c
+        for c in loose
+        if (c == JOKER and not suits)
+        or (c != JOKER and rank_of(c) not in ranks and suit_of(c) not in suits)
+    ]
+    return len(left) <= 1
+
+
 @pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
 @pytest.mark.parametrize("over", range(len(RULES)))
 def test_may_go_out_with_is_may_go_out(preset, over):
-    """smart's going-out pre-test from the cover it already has is ``greedy.may_go_out``."""
+    """The going-out pre-test (``greedy.may_go_out``, and ``may_go_out_with`` from the cover
+    smart already has) against its plain form, card by card."""
     rules, R, rng, acts, melds, pub = _case(preset, over, 9 * over + len(preset))
     yes = 0
     for t in range(400):
@@ -155,7 +185,8 @@ def test_may_go_out_with_is_may_go_out(preset, over):
             n = gen_layoffs(hand, hn, melds, nm, R, acts, n)
         view, table, a = hand[:N_IDS], melds[:nm], acts[:n]
         cover = cards_covered(a, n)
-        want = may_go_out(view, table, pub, a, n)
+        want = _may_go_out_plain(view, melds, nm, R, pub[PUB.MELDED], cover)
+        assert may_go_out(view, table, pub, a, n) == want, t
         assert may_go_out_with(view, table, pub, cover, loose_cards(view, cover)) == want, t
         yes += want
     assert 20 < yes < 380, yes

@@ -22,20 +22,18 @@ import numpy as np
 from ...jit import kernel
 from ...policies.api import decision
 from ...stack import stack_array
-from ..cards import rank_of, suit_of
 from ..greedy import (
     _A_SIZE,
     _M_SIZE,
     _N_RULES,
     best_play,
     cards_covered,
-    held_ids,
     loose_cards,
+    may_go_out_with,
     play_key,
 )
-from ..layout import DRAW, HAND_W, JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, ST, A, M
+from ..layout import DRAW, HAND_W, MAX_MELDS, N_IDS, PLAY, PUB, ST, A
 from ..moves import (
-    bit_index,
     hand_value,
     largest_new_meld,
     layoff_cover,
@@ -147,35 +145,6 @@ def smart_take(hand, melds, pile, pub, params, acts, n):
     if not smart_holding(pub, params) or loose_in_hand(hand, melds, pub) > params[S_GRAB]:
         return take
     return take if take_goes_out(hand, melds, pile, pub) else stock
-
-
-@kernel(readonly=("hand", "melds", "pub"))
-def may_go_out_with(hand, melds, pub, cover, loose):
-    """:func:`~sim.loba.greedy.may_go_out` of the options whose cards are ``cover``
-    (``greedy.cards_covered``), ``loose`` (``greedy.loose_cards`` of the hand outside it)
-    given: the same test without a second pass over the options."""
-    if loose <= 1:
-        return True
-    if pub[PUB.RULES + RULE.LAYOFF_REQUIRES_OWN_MELD] == 0 or pub[PUB.MELDED] == 1:
-        return False  # the options already hold every lay-off
-    suits = 0
-    ranks = 0
-    for i in range(pub[PUB.NMELDS]):
-        if melds[i, M.KIND] == MELD.PIERNA:
-            ranks |= 1 << int(melds[i, M.KEY])
-        else:
-            suits |= 1 << int(melds[i, M.KEY])
-    left = 0
-    x = held_ids(hand) & ~cover & ((1 << JOKER) - 1)
-    while x:
-        low = x & -x
-        x ^= low
-        c = bit_index(low)
-        if not ((ranks >> rank_of(c)) & 1 or (suits >> suit_of(c)) & 1):
-            left += hand[c]
-    if hand[JOKER] > 0 and not (cover >> JOKER) & 1 and suits == 0:
-        left += hand[JOKER]
-    return left <= 1
 
 
 @kernel(readonly=("hand", "melds", "pub", "params", "acts"))
