@@ -53,7 +53,7 @@ from .layout import (
     M,
     S,
 )
-from .moves import apply_play, bit_index, hand_value, held_bits
+from .moves import apply_play, bit_index, hand_value, held_after, held_bits
 from .options import (
     NO_MELD,
     best_placeable,
@@ -324,7 +324,7 @@ def finish_turn(st, R, seat, fns, params, bufs, tr, plays, drawn, free, held):
             if k < 0:
                 break
             do_play(st, seat, acts[k], R, tr)
-            held = held_bits(hand)[0]
+            held = held_after(hand, held, acts[k])
         if s[seat, S.HAND_N] == 0:
             return TURN_OUT  # [A25] out by plays
         if new == 0 and R[RULE.GO_OUT_NEEDS_DISCARD] == 0:

@@ -216,6 +216,31 @@ def held_bits(hand):
 
 
 @kernel(inline="always")
+def held_after(hand, held, act):
+    """``held_bits(hand)[0]`` after the play ``act`` was made from a hand that held ``held``:
+    only the identities the play put down can have left the hand, so only those are read
+    (a pierna's rank in every suit, an escalera's window in its suit and the joker)."""
+    if act[A.TYPE] == PLAY.LAYOFF:
+        c = int(act[A.CARD])
+        return held & ~(int(hand[c] == 0) << c)
+    if act[A.KIND] == MELD.PIERNA:
+        t = 0x0008004002001 << (int(act[A.KEY]) - 1)
+    else:
+        jm = int(act[A.JMASK])
+        win = (2 << int(act[A.HI])) - (1 << int(act[A.LO]))
+        nat = win & ~jm  # the naturals' positions: p is identity 13 s + p - 1, 14 the ace
+        t = (((nat >> 1) & 0x1FFF) | ((nat >> 14) & 1)) << (13 * int(act[A.KEY]))
+        t |= int(jm != 0) << JOKER
+    x = t & held
+    while x:
+        low = x & -x
+        x ^= low
+        if hand[bit_index(low)] == 0:
+            held ^= low
+    return held
+
+
+@kernel(inline="always")
 def suit_bits(held, s):
     """:func:`suit_positions` of suit ``s`` from the identities ``held`` (bit c, as
     :func:`held_bits` gives them)."""

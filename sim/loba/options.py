@@ -285,6 +285,12 @@ def best_placeable(st, R, seat, c, acts, n, bufs):
         if keeps_placeable(st, R, seat, c, acts[k], bufs, hn, lay):
             best = k
             break
+    # another kept play: one that puts the card down is found without a search, so those
+    # are looked for first (whether one exists, not which: the order does not matter)
+    hand = st.hands[seat]
+    for i in range(n):
+        if not (tried >> i) & 1 and places(acts[i], hand, c, R):
+            return best, True
     for i in range(n):
         if not (tried >> i) & 1 and keeps_placeable(st, R, seat, c, acts[i], bufs, hn, lay):
             return best, True

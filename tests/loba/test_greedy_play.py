@@ -6,7 +6,8 @@ and suit, the joker's escaleras) and covers at least the cards that list covers;
 masks say take a card of the hand; ``may_go_out_masks`` holds whenever ``may_go_out`` holds
 on the list; ``discard_natural`` is ``best_discard`` of the naturals held; with a taken
 discard owed ([A12]), ``best_placeable`` finds ``best_play`` of what ``keep_placeable``
-keeps, and whether it keeps two plays or more. Rules as in test_largest_meld.py."""
+keeps, and whether it keeps two plays or more; ``held_after`` a play is ``held_bits`` of the
+hand the play leaves. Rules as in test_largest_meld.py."""
 
 from __future__ import annotations
 
@@ -24,8 +25,16 @@ from sim.loba.greedy import (
     may_go_out,
     may_go_out_masks,
 )
-from sim.loba.layout import JOKER, MAX_MELDS, N_IDS, PUB, A, G, M, S
-from sim.loba.moves import best_layoff, gen_layoffs, gen_new_melds_with, held_bits, options_bound
+from sim.loba.layout import JOKER, MAX_MELDS, MELD, N_IDS, PLAY, PUB, A, G, M, S
+from sim.loba.moves import (
+    apply_play,
+    best_layoff,
+    gen_layoffs,
+    gen_new_melds_with,
+    held_after,
+    held_bits,
+    options_bound,
+)
 from sim.loba.options import best_placeable, gen_plays_with, keep_placeable, meld_wants
 from sim.loba.rules import RULE
 from sim.loba.state import new_bufs, new_state
@@ -161,3 +170,34 @@ def test_discard_natural_is_best_discard_of_the_naturals(ace):
         assert discard_natural(held, ace) == want, (t, cards)
         picked.add(want % 13)
     assert len(picked) == 13, sorted(picked)  # every rank was the card some time
+
+
+@pytest.mark.parametrize("preset", ["pagat", "classic", "rami"])
+@pytest.mark.parametrize("over", range(len(RULES)))
+def test_held_after_a_play_is_held_bits_of_the_hand_left(preset, over):
+    """The turn keeps the identities held across its plays (``held_after``: only the cards a
+    play put down are read again): for every play of generated hands and tables (new melds
+    with jokers and duplicates, lay-offs), the same bits as ``held_bits`` of the new hand."""
+    rules = make_rules(preset, **RULES[over])
+    R = rules.to_array()
+    rng = np.random.default_rng(53 * over + len(preset))
+    st = new_state()
+    acts = np.zeros((options_bound(R), A.SIZE), dtype=np.int16)
+    kinds = set()
+    for t in range(300):
+        hand = random_hand(rng, rules.decks, int(rng.integers(1, 5)), 18, natural=0.85)
+        st.hands[0] = hand
+        st.melds[:], nm = random_table(rng, rules.decks, owners=True)
+        st.g[G.NMELDS] = nm
+        st.g[G.LAY_OK] = 0
+        st.s[0, S.HAND_N] = int(hand[:N_IDS].sum())
+        st.s[0, S.MELDED] = 1
+        held = held_bits(hand)[0]
+        n = gen_plays_with(st, R, 0, acts, -1, held)[0]
+        for i in range(n):
+            h = hand.copy()
+            melds = st.melds.copy()
+            apply_play(h, melds, nm, acts[i], 0)
+            assert held_after(h, held, acts[i]) == held_bits(h)[0], (t, list(acts[i]))
+            kinds.add(int(acts[i, A.KIND]) if acts[i, A.TYPE] == PLAY.MELD else -1)
+    assert kinds == {MELD.PIERNA, MELD.ESCALERA, -1}, kinds  # new melds of each kind, lay-offs
