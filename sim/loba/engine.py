@@ -640,17 +640,9 @@ def play_turns(st, R, fns, params, bufs, tr, limit):
     return turn_loop(st, R, fns, params, bufs, tr, limit)
 
 
-@kernel
-def step(st, R, fns, params, decks, rounds_rows, bufs, tr, turns):
-    """Advance the game by one transition: PH.DEAL deals, PH.TURN plays one turn (and scores
-    the round if it ends), PH.SETTLE settles the round (rebuys, elimination, game end).
-
-    ``decks[r]`` (top first), when ``r < len(decks)`` and the row starts with a card >= 0,
-    is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
-    round's per-seat record when it has room. ``turns``: :func:`play_turns`, handed over as a
-    first-class function (:class:`sim.loba.kernel.Engine`: the two compile apart). Returns the
-    new phase (PH_*).
-    """
+@kernel(inline="always")
+def transition(st, R, fns, params, decks, rounds_rows, bufs, tr, turns, limit):
+    """One transition of :func:`step` (a PH.TURN phase: up to ``limit`` turns)."""
     g = st.g
     s = st.s
     phase = g[G.PHASE]
@@ -673,7 +665,28 @@ def step(st, R, fns, params, decks, rounds_rows, bufs, tr, turns):
         g[G.PHASE] = PH.TURN
         return PH.TURN
     if phase == PH.TURN:
-        return turns(st, R, fns, params, bufs, tr, 1)
+        return turns(st, R, fns, params, bufs, tr, limit)
     if phase == PH.SETTLE:
         settle(st, R, fns, params, bufs, rounds_rows, tr)
     return g[G.PHASE]
+
+
+@kernel
+def step(st, R, fns, params, decks, rounds_rows, bufs, tr, turns, to_end):
+    """Advance the game by one transition: PH.DEAL deals, PH.TURN plays one turn (and scores
+    the round if it ends), PH.SETTLE settles the round (rebuys, elimination, game end); with
+    ``to_end`` true, play on to the end of the game (a round's turns in one call of
+    ``turns``): a batch then pays one call per game to get here, not three per round, each
+    passing every array of the state and the scratch (measured: docs/performance.md).
+
+    ``decks[r]`` (top first), when ``r < len(decks)`` and the row starts with a card >= 0,
+    is the deck of round r+1 instead of a shuffle. ``rounds_rows[r, q, RR_*]`` receives each
+    round's per-seat record when it has room. ``turns``: :func:`play_turns`, handed over as a
+    first-class function (:class:`sim.loba.kernel.Engine`: the two compile apart). Returns the
+    new phase (PH_*).
+    """
+    limit = R[RULE.MAX_TURNS_PER_ROUND] + 1 if to_end else 1
+    while True:
+        phase = transition(st, R, fns, params, decks, rounds_rows, bufs, tr, turns, limit)
+        if not to_end or phase == PH.DONE:
+            return phase

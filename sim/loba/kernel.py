@@ -56,7 +56,6 @@ from ..rng import seed_game
 from .api import DECIDE_SIG
 from .engine import play_turns, step
 from .layout import GR, MAX_CARDS, MAX_SEATS, PH, RR, SR, ST, G, S, SeatFns
-from .rules import RULE
 from .rules import SPEC as RULES
 from .state import copy_state, new_bufs, new_state, start_game
 
@@ -129,12 +128,10 @@ def write_records(st, games_row, seats_rows):
 
 @jit(inline="always")
 def play_game(st, R, fns, params, decks, rows, bufs, tr, eng):
-    """Step until the game is over (a round's turns in one :func:`~.engine.play_turns`)."""
-    while st.g[G.PHASE] != PH.DONE:
-        if st.g[G.PHASE] == PH.TURN:
-            eng.turns(st, R, fns, params, bufs, tr, R[RULE.MAX_TURNS_PER_ROUND] + 1)
-        else:
-            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
+    """Play until the game is over: one call of :func:`~.engine.step` to the end (a round's
+    turns in one :func:`~.engine.play_turns`)."""
+    if st.g[G.PHASE] != PH.DONE:
+        eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns, True)
 
 
 @jit(inline="always")
@@ -143,9 +140,9 @@ def advance(st, R, fns, params, decks, rows, bufs, tr, eng, mode, elim):
     g = st.g
     if mode == ADV_ROUND:
         if g[G.PHASE] == PH.DEAL:
-            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
+            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns, False)
         while g[G.PHASE] == PH.TURN or g[G.PHASE] == PH.SETTLE:
-            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
+            eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns, False)
         return g[G.PHASE]
     while g[G.PHASE] != PH.DONE:
         if g[G.PHASE] == PH.SETTLE:
@@ -155,7 +152,7 @@ def advance(st, R, fns, params, decks, rows, bufs, tr, eng, mode, elim):
                 for q in range(g[G.NP]):
                     if st.s[q, S.STATUS] == ST.ACTIVE and st.s[q, S.SCORE] >= elim:
                         return g[G.PHASE]
-        eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
+        eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns, False)
     return g[G.PHASE]
 
 
@@ -174,7 +171,8 @@ def play_branches(
         for b in range(2):
             copy_state(st, scratch)
             seed_game(scratch.rng, seed, base + k)
-            eng.step(scratch, R, yes if b == 0 else no, params, decks, rows, bufs, tr, eng.turns)
+            fb = yes if b == 0 else no
+            eng.step(scratch, R, fb, params, decks, rows, bufs, tr, eng.turns, False)
             play_game(scratch, R, fns, params, decks, rows, bufs, tr, eng)
             out[k, b] = scratch.s[q, S.WON] - scratch.s[q, S.PAID]
             out[k, 2 + b] = 1 if scratch.g[G.WINNER] == q else 0
@@ -197,7 +195,7 @@ def drive(task, st, R, fns, params, decks, rows, bufs, tr, eng, scratch, r_yes, 
         seed_game(st.rng, task.seed, task.game)
         start_game(st, R, task.players, task.dealer)
     elif op == OP_STEP:
-        eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns)
+        eng.step(st, R, fns, params, decks, rows, bufs, tr, eng.turns, False)
     elif op == OP_ADVANCE:
         advance(st, R, fns, params, decks, rows, bufs, tr, eng, task.mode, task.elim)
     elif op == OP_PLAY:
@@ -239,13 +237,13 @@ def engine_sigs() -> Engine:
     head = (st, numba.typeof(R), fns, numba.typeof(_params()))
     turns = types.int64(*head, bufs, numba.typeof(NO_TRACE), types.int64)
     rest = (numba.typeof(NO_DECKS), numba.typeof(NO_ROWS), bufs, numba.typeof(NO_TRACE))
-    return Engine(turns, types.int64(*head, *rest, types.FunctionType(turns)))
+    return Engine(turns, types.int64(*head, *rest, types.FunctionType(turns), types.boolean))
 
 
 def drive_types() -> tuple:
     """:func:`drive`'s argument types, as :func:`call` hands them over."""
     sig = engine_sigs()
-    st, R, fns, params, decks, rows, bufs, tr, _ = sig.step.args
+    st, R, fns, params, decks, rows, bufs, tr, _, _ = sig.step.args
     eng = _typeof_engine(ENGINE, None)
     return (
         numba.typeof(new_task(OP_RUN)), st, R, fns, params, decks, rows, bufs, tr, eng, st,
