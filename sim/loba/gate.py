@@ -127,14 +127,15 @@ def plugged(params, seat):
 
 
 @kernel
-def answer(st, seat, k, n, may_stop):
+def answer(s, seat, k, n, may_stop):
     """A seat's answer ``k`` checked: an option, "stop" where stopping is one, or a bad answer
-    (counted) read as the fallback."""
+    (counted in the seats' rows ``s``) read as the fallback. (``s``, not the whole state: a
+    call passes every field of every array it is handed.)"""
     if k >= 0 and k < n:
         return k
     if may_stop and k == -1:
         return -1
-    st.s[seat, S.BAD_ANSWERS] += 1
+    s[seat, S.BAD_ANSWERS] += 1
     return -1 if may_stop else 0
 
 
@@ -187,7 +188,7 @@ def ask_arena(fn, st, R, seat, pub, params, acts, n, decision, may_stop, arena):
     st.rng[r + 1] = rng[1]
     for i in range(MEM_N):
         st.mem[seat, i] = mem[i]
-    return answer(st, seat, k, n, may_stop)
+    return answer(st.s, seat, k, n, may_stop)
 
 
 @kernel
@@ -207,4 +208,4 @@ def ask_seat(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
         st.hist[: min(st.g[G.HIST_N], HIST_CAP)],
         st.mem[seat],
     )
-    return answer(st, seat, k, n, may_stop)
+    return answer(st.s, seat, k, n, may_stop)

@@ -253,6 +253,12 @@ plug-in seat's copy of its view (gate.ask_arena; the offsets are AR_*).
 """
 
 
+TakeScratch = namedtuple("TakeScratch", ["hand", "melds", "plan", "rest", "seen", "queue"])
+TakeScratch.__doc__ = """The arrays of a :class:`Scratch` (the fields of the same names) that
+the take rule's trials use ([A12], sim.loba.options.keep_placeable): handed to its out-of-line
+work instead of the whole scratch, since a call passes every field of every array it is
+handed (measured: docs/performance.md)."""
+
 def _r8(n: int) -> int:
     return -(-n // 8) * 8
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..jit import kernel
 from .cards import rank_of, suit_of
 from .greedy import best_play_key
-from .layout import HAND_W, JOKER, MELD, PLAY, A, G, M, S
+from .layout import HAND_W, JOKER, MELD, PLAY, A, G, M, S, TakeScratch
 from .moves import (
     apply_play,
     copy_rows,
@@ -222,51 +222,79 @@ def take_search(st, R, seat, c, bufs):
     hand = st.hands[seat]
     hand[c] += 1  # as if taken, for the search only
     hn = st.s[seat, S.HAND_N] + 1
-    ok = can_place(hand, hn, st.melds, st.g[G.NMELDS], may_layoff(st, R, seat), R, c, bufs)
+    lay = may_layoff(st, R, seat)
+    ok = can_place(
+        hand, hn, st.melds, st.g[G.NMELDS], lay, R, c, bufs.plan, bufs.rest, bufs.seen, bufs.queue
+    )
     hand[c] -= 1
     return ok
 
 
 @kernel(inline="always")
-def keeps_placeable(st, R, seat, c, act, bufs, hn, lay):
+def take_scratch(bufs):
+    """The arrays of the scratch ``bufs`` that the take rule's trials use
+    (:class:`~sim.loba.layout.TakeScratch`)."""
+    return TakeScratch(bufs.hand, bufs.melds, bufs.plan, bufs.rest, bufs.seen, bufs.queue)
+
+
+@kernel(inline="always")
+def keeps_placeable(hand, melds, nm, seat, R, c, act, hn, lay, ts):
     """Does the play ``act`` put the taken discard ``c`` down, or leave a sequence that does
-    ([A12])? (``hn``: the seat's cards; ``lay``: it may lay off now.)"""
-    hand = st.hands[seat]
+    ([A12])? (``hn``: the seat's cards; ``lay``: it may lay off now; ``ts``: a
+    :class:`~sim.loba.layout.TakeScratch`.)"""
     if places(act, hand, c, R):
         return True
-    sh, sm = bufs.hand, bufs.melds
-    nm = st.g[G.NMELDS]
+    sh, sm = ts.hand, ts.melds
     copy_rows(hand, sh, HAND_W)
-    copy_rows2(st.melds, sm, nm)
+    copy_rows2(melds, sm, nm)
     nm2 = apply_play(sh, sm, nm, act, seat)
     lay2 = lay or act[A.TYPE] == PLAY.MELD
-    return can_place(sh, hn - act[A.N], sm, nm2, lay2, R, c, bufs)
+    hn2 = hn - act[A.N]
+    return can_place(sh, hn2, sm, nm2, lay2, R, c, ts.plan, ts.rest, ts.seen, ts.queue)
+
+
+@kernel(inline="always")
+def keep_placeable(st, R, seat, c, acts, n, bufs):
+    """While the taken discard ``c`` is still in hand, keep only the plays that put it down or
+    leave a sequence that does ([A12]); returns how many remain (compacted to the front).
+    (The work is out of line, :func:`keep_placeable_on`, handed only the arrays it reads.)"""
+    hand = st.hands[seat]
+    nm = st.g[G.NMELDS]
+    hn = st.s[seat, S.HAND_N]
+    lay = may_layoff(st, R, seat)
+    return keep_placeable_on(hand, st.melds, nm, hn, lay, seat, R, c, acts, n, take_scratch(bufs))
 
 
 @kernel
-def keep_placeable(st, R, seat, c, acts, n, bufs):
-    """While the taken discard ``c`` is still in hand, keep only the plays that put it down or
-    leave a sequence that does ([A12]); returns how many remain (compacted to the front)."""
-    hn = st.s[seat, S.HAND_N]
-    lay = may_layoff(st, R, seat)
+def keep_placeable_on(hand, melds, nm, hn, lay, seat, R, c, acts, n, ts):
+    """:func:`keep_placeable` on the seat's hand and the table (``nm`` melds)."""
     m = 0
     for i in range(n):
-        if keeps_placeable(st, R, seat, c, acts[i], bufs, hn, lay):
+        if keeps_placeable(hand, melds, nm, seat, R, c, acts[i], hn, lay, ts):
             if m != i:
                 copy_rows(acts[i], acts[m], A.SIZE)
             m += 1
     return m
 
 
-@kernel
+@kernel(inline="always")
 def best_placeable(st, R, seat, c, acts, n, bufs):
     """``(k, more)``: greedy's largest play (``greedy.best_play``'s order: the largest new
     meld, ties to the first listed, then the first natural lay-off, then the first joker one)
     among those :func:`keep_placeable` keeps, found by testing the plays in that order and
     stopping at the first kept (-1: none); ``more``: whether another play is kept too (then
-    the choice was a decision). The plays themselves are not moved; at most 64 of them."""
+    the choice was a decision). The plays themselves are not moved; at most 64 of them.
+    (The work is out of line, :func:`best_placeable_on`, handed only the arrays it reads.)"""
+    hand = st.hands[seat]
+    nm = st.g[G.NMELDS]
     hn = st.s[seat, S.HAND_N]
     lay = may_layoff(st, R, seat)
+    return best_placeable_on(hand, st.melds, nm, hn, lay, seat, R, c, acts, n, take_scratch(bufs))
+
+
+@kernel
+def best_placeable_on(hand, melds, nm, hn, lay, seat, R, c, acts, n, ts):
+    """:func:`best_placeable` on the seat's hand and the table (``nm`` melds)."""
     best = -1
     tried = 0  # the plays tested (``n`` <= 64)
     while True:
@@ -282,16 +310,17 @@ def best_placeable(st, R, seat, c, acts, n, bufs):
         if k < 0:
             return -1, False
         tried |= 1 << k
-        if keeps_placeable(st, R, seat, c, acts[k], bufs, hn, lay):
+        if keeps_placeable(hand, melds, nm, seat, R, c, acts[k], hn, lay, ts):
             best = k
             break
     # another kept play: one that puts the card down is found without a search, so those
     # are looked for first (whether one exists, not which: the order does not matter)
-    hand = st.hands[seat]
     for i in range(n):
         if not (tried >> i) & 1 and places(acts[i], hand, c, R):
             return best, True
     for i in range(n):
-        if not (tried >> i) & 1 and keeps_placeable(st, R, seat, c, acts[i], bufs, hn, lay):
+        if (tried >> i) & 1:
+            continue
+        if keeps_placeable(hand, melds, nm, seat, R, c, acts[i], hn, lay, ts):
             return best, True
     return best, False

@@ -244,9 +244,10 @@ def chain_reaches(hand, meld, R, c, budget, seen, queue):
 
 
 @kernel
-def layoff_reaches(hand, melds, nm, R, c, budget, bufs):
+def layoff_reaches(hand, melds, nm, R, c, budget, seen, queue):
     """Can ``c`` be laid off onto some table meld this turn, with lay-offs only (at most
-    ``budget`` cards, c included)? The seat may lay off."""
+    ``budget`` cards, c included)? The seat may lay off. ``seen``, ``queue``: the scratch of
+    :func:`chain_reaches`."""
     if budget < 1:
         return False
     if c == JOKER:
@@ -262,9 +263,7 @@ def layoff_reaches(hand, melds, nm, R, c, budget, bufs):
         if melds[i, M.KIND] == MELD.PIERNA:
             if melds[i, M.KEY] == r and pierna_accepts(melds[i], s, R):
                 return True
-        elif melds[i, M.KEY] == s and chain_reaches(
-            hand, melds[i], R, c, budget, bufs.seen, bufs.queue
-        ):
+        elif melds[i, M.KEY] == s and chain_reaches(hand, melds[i], R, c, budget, seen, queue):
             return True
     return False
 
@@ -287,11 +286,12 @@ def meld_cards_out(hand, act):
 
 
 @kernel
-def can_place(hand, hand_n, melds, nm, may_lay, R, c, bufs):
+def can_place(hand, hand_n, melds, nm, may_lay, R, c, plan, rest, seen, queue):
     """[A11]/[A12] Can some legal sequence of plays from here put a card of identity ``c``
     (held in ``hand``) on the table this turn? ``may_lay``: the seat may lay off now ([A20]);
-    ``bufs`` (:class:`~sim.loba.layout.Scratch`): its ``plan``, ``rest``, ``seen`` and
-    ``queue`` arrays are used as scratch."""
+    ``plan``, ``rest``, ``seen`` and ``queue`` (the arrays of that name of a
+    :class:`~sim.loba.layout.Scratch`) are used as scratch (the four of them, not the whole
+    scratch: a call passes every field of its arrays, measured in docs/performance.md)."""
     if hand[c] == 0:  # no copy left to put down (under new_meld_only a lay-off of c is no
         return False  # placing: the taken card laid off is then lost for a new meld)
     budget = hand_n - (1 if R[RULE.GO_OUT_NEEDS_DISCARD] == 1 else 0)  # [A26]
@@ -300,12 +300,11 @@ def can_place(hand, hand_n, melds, nm, may_lay, R, c, bufs):
     if R[RULE.DISCARD_TAKE] == TAKE.NEW_MELD_ONLY or budget < 1:
         return False
     if may_lay:
-        return layoff_reaches(hand, melds, nm, R, c, budget, bufs)
+        return layoff_reaches(hand, melds, nm, R, c, budget, seen, queue)
     # [A20] a meld of one's own first (one without c: a meld with c is the case above)
-    if budget < 4 or not layoff_reaches(hand, melds, nm, R, c, budget - 3, bufs):
+    if budget < 4 or not layoff_reaches(hand, melds, nm, R, c, budget - 3, seen, queue):
         return False
-    opts = bufs.plan
-    rest = bufs.rest
+    opts = plan
     n = gen_new_melds(hand, hand_n, R, opts, 0)
     for i in range(min(n, opts.shape[0])):
         k = opts[i, A.N]
@@ -314,7 +313,7 @@ def can_place(hand, hand_n, melds, nm, may_lay, R, c, bufs):
         for j in range(HAND_W):
             rest[j] = hand[j]
         meld_cards_out(rest, opts[i])
-        if layoff_reaches(rest, melds, nm, R, c, budget - k, bufs):
+        if layoff_reaches(rest, melds, nm, R, c, budget - k, seen, queue):
             return True
     return False
 
