@@ -81,9 +81,10 @@ def ev_stock(tr, st, i):
         ev_push(tr, i, st.stock[k])
 
 
-@kernel
+@kernel(inline="always")
 def deal_round(st, R, deck, deck_n, tr):
-    """[A6]-[A7]: deal from ``deck[:deck_n]`` (top first) if ``deck_n > 0``, else shuffle."""
+    """[A6]-[A7]: deal from ``deck[:deck_n]`` (top first) if ``deck_n > 0``, else shuffle.
+    (Inlined into the step, as :func:`settle` is.)"""
     g = st.g
     n = g[G.DECK_N]
     stock = st.stock
@@ -555,10 +556,11 @@ def end_round(st, R, out, tr):
     g[G.PHASE] = PH.SETTLE
 
 
-@kernel
+@kernel(inline="always")
 def settle(st, R, fns, params, bufs, rounds_rows, tr):
     """PH.SETTLE: over / rebuys / elimination / end of game ([A29]-[A33]); record the round;
-    pass the deal ([A5])."""
+    pass the deal ([A5]). (Inlined into the step: a call would pass the state, the seats'
+    functions and the scratch, about 250 words, once a round.)"""
     g = st.g
     s = st.s
     rstat = bufs.rstat
@@ -621,14 +623,16 @@ def turn_loop(st, R, fns, params, bufs, tr, limit):
         g[G.TURNS] += 1
         if res == TURN_OUT:
             s[seat, S.BONUS] = 1 if placed_before == 0 else 0  # [A28]
-            end_round(st, R, seat, tr)
+            out = seat
         elif res == TURN_VOID:
-            end_round(st, R, -1, tr)
+            out = -1
         elif g[G.TURN] >= R[RULE.MAX_TURNS_PER_ROUND]:
             g[G.VOID_REASON] = VOID.TURN_CAP  # [A14]
-            end_round(st, R, -1, tr)
+            out = -1
         else:
             g[G.CUR] = next_seat(g, s, seat)
+            continue
+        end_round(st, R, out, tr)
     return g[G.PHASE]
 
 
