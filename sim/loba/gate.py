@@ -92,7 +92,7 @@ def decide(fn_of, st, R, seat, bufs, params, acts, n, decision, may_stop):
     Three ways to answer, by the seat's parameter row past ``PARAMS_W``: a policy the engine
     has its own copy of (:data:`BUILTIN`: greedy) is answered by that copy, directly; a
     plug-in seat (the flag after it) by :func:`ask_arena`, through copies in its own arena;
-    any other seat by :func:`ask_seat`, out of line, on the game's own arrays (no copy).
+    any other seat by :func:`ask_seat`, inlined, on the game's own arrays (no copy).
     ``tests/loba/test_builtin.py`` checks that all three play the same games."""
     pub = bufs.pub
     st.g[G.DECISIONS] += 1
@@ -191,9 +191,11 @@ def ask_arena(fn, st, R, seat, pub, params, acts, n, decision, may_stop, arena):
     return answer(st.s, seat, k, n, may_stop)
 
 
-@kernel
+@kernel(inline="always")
 def ask_seat(fn, st, R, seat, pub, params, acts, n, decision, may_stop):
-    """:func:`decide` for a seat the engine has no copy of: the call through the table."""
+    """:func:`decide` for a seat the engine has no copy of: the call through the table,
+    inlined at each decision (an out-of-line call passed the whole state once more, about
+    110 words a decision: -5.5% per turn for 4 x ``smart``, measured in docs/performance.md)."""
     fill_pub(st, R, seat, pub, decision)
     r = 2 + 2 * seat
     k = fn(
