@@ -291,9 +291,11 @@ def _params() -> np.ndarray:
 # beside this process (the default on 2 cores or more; each process compiles the helpers it
 # needs itself; about 21 s from start to end); `alone`: LOBA_COMPILE_ASIDE=0, the seats'
 # functions first (the first pays for helpers the engine shares: 9.3 s for greedy's four;
-# about 40 s in all).
+# about 40 s in all). The turn loop's two figures were 19.0 and 19.4 until issue 29's third
+# pass inlined the gate's call for seats other than greedy, measured 25.8 -> 30.1 s in the
+# child (one cold run each, the same minutes, a busier machine): scaled by that, x1.17.
 COMPILE_PIECES = (
-    Piece("turn loop", function_key(play_turns), alone=19.0, shared=19.4, aside=True),
+    Piece("turn loop", function_key(play_turns), alone=22.2, shared=22.7, aside=True),
     Piece("step", function_key(step), alone=5.2, shared=12.0),
     Piece("drive", function_key(drive), alone=4.6, shared=4.1),
     Piece("seat function", "", alone=2.3, shared=0.75),  # each
