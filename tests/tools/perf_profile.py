@@ -22,6 +22,16 @@ out of the process (``/tmp/NAME.bin``, its address in ``/tmp/NAME.addr``), and
 (each instruction with its sample count, then the hottest windows). Samples pile up just after
 a mispredicted branch or a slow load, not on it: read a window, and let a paired A/B
 (``tests/tools/ab_bench.py``) decide.
+
+What a function's out-of-line calls cost in arguments (``--calls NAME``, after ``--dump``):
+Numba passes every array word by word (seven words a vector, nine a matrix, a named tuple of
+arrays as all of them), and a call with many words pushes them on the stack before it. This
+lists each call site with the ``push`` instructions before it, their samples and the callee's
+name (from the perf map the dump was made with), most samples first::
+
+    python tests/tools/perf_profile.py --calls $F perf.data
+
+(how docs/performance.md "Calls that pass every array" found them).
 """
 
 from __future__ import annotations
@@ -85,7 +95,7 @@ def dump_functions(path: str, names: list[str]) -> None:
         if name.strip() in names:
             a, n = int(start, 16), int(size, 16)
             Path(f"/tmp/{name.strip()}.bin").write_bytes(ctypes.string_at(a, n))
-            Path(f"/tmp/{name.strip()}.addr").write_text(f"{a:x} {n:x}\n")
+            Path(f"/tmp/{name.strip()}.addr").write_text(f"{a:x} {n:x} {path}\n")
 
 
 def annotate(name: str, data: str, window: int = 30, top: int = 15) -> None:
@@ -93,7 +103,7 @@ def annotate(name: str, data: str, window: int = 30, top: int = 15) -> None:
     import collections
     import subprocess
 
-    start, size = (int(x, 16) for x in Path(f"/tmp/{name}.addr").read_text().split())
+    start, size = (int(x, 16) for x in Path(f"/tmp/{name}.addr").read_text().split()[:2])
     ips = subprocess.run(
         ["perf", "script", "-i", data, "-F", "ip"], capture_output=True, text=True
     ).stdout.split()
@@ -120,9 +130,58 @@ def annotate(name: str, data: str, window: int = 30, top: int = 15) -> None:
         print(f"# {i + 1}: {sums[i]}")
 
 
+def calls(name: str, data: str, top: int = 15) -> None:
+    """Print the call sites of ``/tmp/NAME.bin`` by the samples on the ``push`` instructions
+    before each (the arguments the call passes on the stack): samples, pushes, offset, callee
+    (the address last loaded into a register before the call, named from the dump's perf map;
+    ``?`` when the call's target was not loaded so, as a first-class function's)."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        annotate(name, data, top=0)
+    funcs = []
+    map_path = Path(f"/tmp/{name}.addr").read_text().split()[2:]
+    if map_path and Path(map_path[0]).exists():
+        for line in open(map_path[0]):
+            a, n, fn = line.split(maxsplit=2)
+            funcs.append((int(a, 16), int(n, 16), fn.strip()))
+
+    def callee(addr: int | None) -> str:
+        for a, n, fn in funcs:
+            if addr is not None and a <= addr < a + n:
+                return fn
+        return "?"
+
+    sites = []
+    pushes = samples = 0
+    loaded = None
+    for line in out.getvalue().splitlines():
+        m = re.match(r"\s*(\d+)\s+([0-9a-f]+):\s+(.*)", line)
+        if not m:
+            continue
+        n, text = int(m.group(1)), m.group(3)
+        if "movabs" in text and ",%r" in text:
+            loaded = int(text.split("$")[-1].split(",")[0], 16)
+        if "push" in text:
+            pushes += 1
+            samples += n
+        elif "call" in text:
+            if pushes:
+                sites.append((samples, pushes, m.group(2), callee(loaded)))
+            pushes = samples = 0
+    total = sum(int(x.split()[0]) for x in out.getvalue().splitlines() if x[:6].strip().isdigit())
+    print(f"# {total} samples in {name}; call sites by the samples on their pushes")
+    print(f"{'samples':>8} {'pushes':>7} {'offset':>7}  callee")
+    for smp, p, at, fn in sorted(sites, reverse=True)[:top]:
+        print(f"{smp:8d} {p:7d} {at:>7}  {fn[:80]}")
+
+
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "--annotate":
-        annotate(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "perf.data")
+    if len(sys.argv) > 1 and sys.argv[1] in ("--annotate", "--calls"):
+        fn = annotate if sys.argv[1] == "--annotate" else calls
+        fn(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "perf.data")
         return
     dump = []
     if "--dump" in sys.argv:
