@@ -2,11 +2,12 @@
 
 One function per phase: :func:`deal_round` ([A5]-[A8]), :func:`play_turn` ([A9]-[A14],
 [A20]-[A26]), :func:`score_round` ([A27]-[A28]), :func:`settle_round` ([A29]-[A33]);
-:func:`step` makes one transition (``sim.loba.kernel.play_game`` runs them to the end of a
-game). All of them work on a :class:`State` (sim.loba.layout), so a game can be copied at
-any point and played on. Beside it: :mod:`sim.loba.state` (a blank state and scratch, forking,
-the start of a game, the seats' order, the history), :mod:`sim.loba.options` (the plays a seat
-may make, whether it may take the discard) and :mod:`sim.loba.gate` (the decision gate).
+:func:`step` makes one transition, or all of them to the end of the game
+(``sim.loba.kernel.play_game`` asks it for that: one call a game). All of them work on a
+:class:`State` (sim.loba.layout), so a game can be copied at any point and played on.
+Beside it: :mod:`sim.loba.state` (a blank state and scratch, forking, the start of a game,
+the seats' order, the history), :mod:`sim.loba.options` (the plays a seat may make, whether
+it may take the discard) and :mod:`sim.loba.gate` (the decision gate).
 
 Policies are called through one tuple of first-class functions per decision kind (draw, play,
 discard) and one for the rebuy rule (one entry per seat), all of signature
