@@ -238,6 +238,15 @@ def take_scratch(bufs):
 
 
 @kernel(inline="always")
+def owed_view(st, R, seat, bufs):
+    """What the owed play's out-of-line work reads ([A12]): the seat's hand, the table and its
+    meld count, the seat's card count, whether it may lay off now, and the take rule's
+    scratch (:func:`take_scratch`), not the whole state and scratch."""
+    lay = may_layoff(st, R, seat)
+    return st.hands[seat], st.melds, st.g[G.NMELDS], st.s[seat, S.HAND_N], lay, take_scratch(bufs)
+
+
+@kernel(inline="always")
 def keeps_placeable(hand, melds, nm, seat, R, c, act, hn, lay, ts):
     """Does the play ``act`` put the taken discard ``c`` down, or leave a sequence that does
     ([A12])? (``hn``: the seat's cards; ``lay``: it may lay off now; ``ts``: a
@@ -258,15 +267,11 @@ def keep_placeable(st, R, seat, c, acts, n, bufs):
     """While the taken discard ``c`` is still in hand, keep only the plays that put it down or
     leave a sequence that does ([A12]); returns how many remain (compacted to the front).
     (The work is out of line, :func:`keep_placeable_on`, handed only the arrays it reads.)"""
-    hand = st.hands[seat]
-    nm = st.g[G.NMELDS]
-    hn = st.s[seat, S.HAND_N]
-    lay = may_layoff(st, R, seat)
-    return keep_placeable_on(hand, st.melds, nm, hn, lay, seat, R, c, acts, n, take_scratch(bufs))
+    return keep_placeable_on(seat, R, c, acts, n, *owed_view(st, R, seat, bufs))
 
 
 @kernel
-def keep_placeable_on(hand, melds, nm, hn, lay, seat, R, c, acts, n, ts):
+def keep_placeable_on(seat, R, c, acts, n, hand, melds, nm, hn, lay, ts):
     """:func:`keep_placeable` on the seat's hand and the table (``nm`` melds)."""
     m = 0
     for i in range(n):
@@ -285,15 +290,11 @@ def best_placeable(st, R, seat, c, acts, n, bufs):
     stopping at the first kept (-1: none); ``more``: whether another play is kept too (then
     the choice was a decision). The plays themselves are not moved; at most 64 of them.
     (The work is out of line, :func:`best_placeable_on`, handed only the arrays it reads.)"""
-    hand = st.hands[seat]
-    nm = st.g[G.NMELDS]
-    hn = st.s[seat, S.HAND_N]
-    lay = may_layoff(st, R, seat)
-    return best_placeable_on(hand, st.melds, nm, hn, lay, seat, R, c, acts, n, take_scratch(bufs))
+    return best_placeable_on(seat, R, c, acts, n, *owed_view(st, R, seat, bufs))
 
 
 @kernel
-def best_placeable_on(hand, melds, nm, hn, lay, seat, R, c, acts, n, ts):
+def best_placeable_on(seat, R, c, acts, n, hand, melds, nm, hn, lay, ts):
     """:func:`best_placeable` on the seat's hand and the table (``nm`` melds)."""
     best = -1
     tried = 0  # the plays tested (``n`` <= 64)
